@@ -1,0 +1,273 @@
+"""The engine contract shared by every game, and one PettingZoo AEC env over any engine.
+
+A game package (``envs/blockade``, ``envs/barricade``, ``envs/nobles``) provides:
+
+- ``Game(**config)``: config and sizes — ``name``, ``num_players``, ``num_actions``,
+  ``max_turns``, ``new_initial_state()``, ``state_from_dict(d)`` (``ValueError`` saying why a
+  position is invalid).
+- ``State``: one position, cheap to ``clone()``; ``current_player()`` (a player index,
+  :data:`CHANCE` or :data:`TERMINAL`), ``legal_actions_mask()``, ``legal_actions()``,
+  ``apply_action(a)`` (:class:`IllegalActionError` and no change when illegal),
+  ``chance_outcomes()``, ``is_terminal()``, ``is_truncated()``, ``returns()``, ``to_dict()``,
+  ``action_to_string(a)``, ``string_to_action(s)``, ``str(state)``.
+- ``Encoder(game)``: ``shape``; ``encode(state, player)`` — float32 planes in [0, 1] from
+  ``player``'s point of view; ``view_to_board_actions(player)`` — the permutation ``p`` with
+  ``board_action = p[view_action]`` that goes with that view's flip (networks output logits in
+  view actions, the engine takes board actions).
+- ``draw(state) -> np.ndarray`` (H×W×3 uint8) for ``render_mode="rgb_array"``.
+
+:class:`BoardGameEnv` turns these into a PettingZoo ``AECEnv``; :func:`wrap` adds the wrappers
+PettingZoo's classic board games use.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, Protocol
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+CHANCE = -1
+"""``current_player()`` at a chance node: the next action is an outcome of ``chance_outcomes()``."""
+TERMINAL = -4
+"""``current_player()`` once the game is over."""
+
+
+class IllegalActionError(ValueError):
+    """An action that is not legal in the state it was applied to; the state is unchanged."""
+
+
+class State(Protocol):
+    def current_player(self) -> int: ...
+    def legal_actions_mask(self) -> np.ndarray: ...
+    def legal_actions(self) -> list[int]: ...
+    def apply_action(self, action: int) -> None: ...
+    def chance_outcomes(self) -> list[tuple[int, float]]: ...
+    def is_chance_node(self) -> bool: ...
+    def is_terminal(self) -> bool: ...
+    def is_truncated(self) -> bool: ...
+    def returns(self) -> np.ndarray: ...
+    def clone(self) -> State: ...
+    def to_dict(self) -> dict: ...
+    def action_to_string(self, action: int) -> str: ...
+    def string_to_action(self, text: str) -> int: ...
+
+
+class Game(Protocol):
+    name: str
+    num_players: int
+    num_actions: int
+    max_turns: int
+
+    def new_initial_state(self) -> State: ...
+    def state_from_dict(self, position: dict) -> State: ...
+
+
+class Encoder(Protocol):
+    shape: tuple[int, ...]
+
+    def encode(self, state: State, player: int) -> np.ndarray: ...
+    def view_to_board_actions(self, player: int) -> np.ndarray: ...
+
+
+def winner_returns(num_players: int, winners: list[int]) -> np.ndarray:
+    """Returns shared by all games: ``w`` tied winners get (n−w)/(w·(n−1)) each, the others
+    −1/(n−1); no winner, or everyone tied, is all zeros (a draw). Always sums to zero."""
+    returns = np.zeros(num_players, dtype=np.float64)
+    w = len(winners)
+    if w == 0 or w == num_players:
+        return returns
+    returns[:] = -1.0 / (num_players - 1)
+    returns[list(winners)] = (num_players - w) / (w * (num_players - 1))
+    return returns
+
+
+def check_action(action: Any, num_actions: int) -> int:
+    """An action as a plain int, accepting numpy integers; anything else is illegal input."""
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        raise IllegalActionError(f"action must be an integer, got {action!r}")
+    action = int(action)
+    if not 0 <= action < num_actions:
+        raise IllegalActionError(f"action {action} is out of range 0..{num_actions - 1}")
+    return action
+
+
+def check_config_matches(position: dict, game: Any, fields: tuple[str, ...]) -> None:
+    """A position's config fields must equal the Game's: a 4-player position cannot load into a
+    2-player game."""
+    for field in fields:
+        if field in position and position[field] != getattr(game, field):
+            raise ValueError(
+                f"position has {field}={position[field]!r} but the game has "
+                f"{field}={getattr(game, field)!r}"
+            )
+
+
+class BoardGameEnv(AECEnv):
+    """A PettingZoo AEC env over any engine of the contract.
+
+    Agents are ``player_0 .. player_{n-1}``. Chance nodes are resolved by the env itself with a
+    generator seeded by ``reset(seed=...)``, so agents only ever see decision nodes. At the end
+    every agent is flagged at once — all terminated, or all truncated when the engine says
+    ``is_truncated()`` — and ``rewards`` hold ``state.returns()``.
+    """
+
+    metadata = {"render_modes": ["ansi", "rgb_array"], "is_parallelizable": False, "render_fps": 2}
+
+    def __init__(self, game: Game, encoder: Encoder, draw, render_mode: str | None = None):
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode must be one of {self.metadata['render_modes']} or None, "
+                f"got {render_mode!r}"
+            )
+        self.game = game
+        self.encoder = encoder
+        self._draw = draw
+        self.render_mode = render_mode
+        self.possible_agents = [f"player_{i}" for i in range(game.num_players)]
+        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        observation_space = spaces.Dict(
+            {
+                "observation": spaces.Box(0.0, 1.0, shape=encoder.shape, dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, shape=(game.num_actions,), dtype=np.int8),
+            }
+        )
+        action_space = spaces.Discrete(game.num_actions)
+        self.observation_spaces = dict.fromkeys(self.possible_agents, observation_space)
+        self.action_spaces = dict.fromkeys(self.possible_agents, action_space)
+        self.game_state: State | None = None
+        self._dice = np.random.default_rng()
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is not None:
+            self._dice = np.random.default_rng(seed)
+        position = (options or {}).get("position")
+        if position is None:
+            self.game_state = self.game.new_initial_state()
+        else:
+            self.game_state = self.game.state_from_dict(position)
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self._resolve_chance()
+        self._after_move()
+
+    def observe(self, agent):
+        player = self.agent_name_mapping[agent]
+        state = self.game_state
+        mask = np.zeros(self.game.num_actions, dtype=np.int8)
+        if state.current_player() == player:
+            mask[state.legal_actions_mask()] = 1
+        return {"observation": self.encoder.encode(state, player), "action_mask": mask}
+
+    def step(self, action) -> None:
+        if self.terminations[self.agent_selection] or self.truncations[self.agent_selection]:
+            self._was_dead_step(action)
+            return
+        action = check_action(action, self.game.num_actions)
+        self._cumulative_rewards[self.agent_selection] = 0.0
+        self.game_state.apply_action(action)
+        self._resolve_chance()
+        self._after_move()
+        self._accumulate_rewards()
+        if self.render_mode == "ansi":
+            self.render()
+
+    def _resolve_chance(self) -> None:
+        state = self.game_state
+        while state.is_chance_node():
+            outcomes, probs = zip(*state.chance_outcomes())
+            state.apply_action(outcomes[self._dice.choice(len(outcomes), p=probs)])
+
+    def _after_move(self) -> None:
+        """Point ``agent_selection`` at the player to move, or flag the end for everyone."""
+        state = self.game_state
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        if state.is_terminal():
+            flags = self.truncations if state.is_truncated() else self.terminations
+            for agent in self.agents:
+                flags[agent] = True
+            returns = state.returns()
+            for agent in self.agents:
+                self.rewards[agent] = float(returns[self.agent_name_mapping[agent]])
+            if self.agent_selection not in self.agents:
+                self.agent_selection = self.agents[0]
+        else:
+            self.agent_selection = self.possible_agents[state.current_player()]
+
+    def render(self):
+        if self.render_mode is None:
+            warnings.warn("render() called without a render_mode; pass render_mode='ansi' "
+                          "or 'rgb_array' when creating the env", stacklevel=2)
+            return None
+        if self.render_mode == "ansi":
+            return str(self.game_state)
+        return self._draw(self.game_state)
+
+    def close(self) -> None:
+        pass
+
+
+class NamedIllegalMoveWrapper(wrappers.TerminateIllegalWrapper):
+    """PettingZoo's TerminateIllegalWrapper, whose warning also names the illegal move."""
+
+    def step(self, action) -> None:
+        agent = self.agent_selection
+        if self._prev_obs is None:
+            self.observe(agent)
+        if (
+            not self.terminations[agent]
+            and not self.truncations[agent]
+            and not self._prev_obs["action_mask"][action]
+        ):
+            state = self.env.unwrapped.game_state
+            try:
+                name = state.action_to_string(int(action))
+            except ValueError:
+                name = "?"
+            warnings.warn(f"{agent} played illegal action {int(action)} ({name}); the game ends "
+                          f"with {self._illegal_value} for {agent}", stacklevel=2)
+        super().step(action)
+
+
+PLAYER_COLORS = [(220, 50, 47), (38, 139, 210), (133, 153, 0), (211, 54, 130)]
+"""Seat colours in every picture: red, blue, green, magenta for players 0..3."""
+PLAYER_COLOR_NAMES = ["red", "blue", "green", "magenta"]
+
+
+def load_font(size: int):
+    """A TrueType font when one is installed (DejaVu ships with matplotlib), else PIL's default."""
+    from PIL import ImageFont
+
+    try:
+        return ImageFont.truetype("DejaVuSans.ttf", size)
+    except OSError:
+        pass
+    try:
+        import matplotlib
+
+        path = f"{matplotlib.get_data_path()}/fonts/ttf/DejaVuSans.ttf"
+        return ImageFont.truetype(path, size)
+    except (ImportError, OSError):
+        return ImageFont.load_default(size)
+
+
+def wrap(raw: BoardGameEnv) -> AECEnv:
+    """The wrappers of PettingZoo's classic board games: illegal moves end the game (−1 for the
+    offender), out-of-range actions assert, and the AEC call order is enforced."""
+    env = NamedIllegalMoveWrapper(raw, illegal_reward=-1)
+    env = wrappers.AssertOutOfBoundsWrapper(env)
+    return wrappers.OrderEnforcingWrapper(env)
