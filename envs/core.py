@@ -243,9 +243,9 @@ class NamedIllegalMoveWrapper(wrappers.TerminateIllegalWrapper):
         super().step(action)
 
 
-PLAYER_COLORS = [(220, 50, 47), (38, 139, 210), (133, 153, 0), (211, 54, 130)]
-"""Seat colours in every picture: red, blue, green, magenta for players 0..3."""
-PLAYER_COLOR_NAMES = ["red", "blue", "green", "magenta"]
+PLAYER_COLORS = [(210, 40, 40), (230, 165, 0), (130, 60, 190), (60, 60, 60)]
+"""Seat colours in every picture, players 0..3 (not green or blue: Blockade's walls are)."""
+PLAYER_COLOR_NAMES = ["red", "gold", "purple", "black"]
 
 
 def load_font(size: int):
