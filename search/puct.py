@@ -1,0 +1,308 @@
+"""PUCT Monte-Carlo tree search for 2 to 4 players and chance, batched over many trees.
+
+One search runs many independent trees at once (one per concurrent game). Each round every tree
+descends to one leaf; the leaves of all trees go to the evaluator as a single batch, so the
+network runs on batches instead of single positions. Results do not depend on which other trees
+share the batch: every tree has its own random generator.
+
+- Values are vectors with one entry per player (absolute seat order). A decision node picks the
+  child that maximises the value of *its* player to move (max^n), so 3 and 4 players need no
+  zero-sum assumption.
+- Chance nodes are never evaluated: search steps through them to an outcome, either sampled from
+  the outcome probabilities (``chance="sample"``) or chosen so that visits track the
+  probabilities, with the probability-weighted mean of the outcomes' values backed up
+  (``chance="expectation"``: lower variance, same fixed point).
+- Root exploration is Dirichlet noise with PUCT, or (``root="gumbel"``) Gumbel-top-k sampling
+  with sequential halving (Danihelka et al., 2022), which plans well with few simulations and
+  gives an improved-policy training target.
+
+The evaluator is any callable ``evaluate(states) -> (logits, values)``: ``logits`` float array
+[B, num_actions] over board actions (illegal ones are ignored), ``values`` [B, num_players] in
+absolute seat order. :class:`models.evaluator.NetworkEvaluator` wraps a network and an encoder.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from envs.core import CHANCE, TERMINAL
+
+Evaluator = Callable[[Sequence], tuple[np.ndarray, np.ndarray]]
+TerminalValue = Callable[[object], np.ndarray]
+
+CHANCE_MODES = ("sample", "expectation")
+ROOT_MODES = ("puct", "gumbel")
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    """Knobs of one search; the YAML twin with comments is configs/algo/alphazero.yaml."""
+
+    simulations: int = 100
+    c_puct: float = 1.5
+    fpu_reduction: float = 0.0
+    dirichlet_concentration: float = 10.0
+    dirichlet_fraction: float = 0.25
+    chance: str = "sample"
+    root: str = "puct"
+    gumbel_considered: int = 16
+    gumbel_c_visit: float = 50.0
+    gumbel_c_scale: float = 1.0
+
+    def __post_init__(self):
+        if self.simulations < 1:
+            raise ValueError(f"search simulations must be >= 1, got {self.simulations}")
+        if self.chance not in CHANCE_MODES:
+            raise ValueError(f"search chance must be one of {CHANCE_MODES}, got {self.chance!r}")
+        if self.root not in ROOT_MODES:
+            raise ValueError(f"search root must be one of {ROOT_MODES}, got {self.root!r}")
+        if not 0.0 <= self.dirichlet_fraction <= 1.0:
+            raise ValueError(f"dirichlet_fraction must be in [0, 1], got {self.dirichlet_fraction}")
+        if self.gumbel_considered < 1:
+            raise ValueError(f"gumbel_considered must be >= 1, got {self.gumbel_considered}")
+
+
+@dataclass
+class SearchResult:
+    """What a search says about its root (arrays aligned with ``actions``)."""
+
+    actions: np.ndarray  # legal board actions at the root
+    visits: np.ndarray  # visit count of each
+    q: np.ndarray  # mean value of each for the player to move (prior-based value if unvisited)
+    child_values: np.ndarray  # [actions, players] mean value vector of each (zero if unvisited)
+    policy: np.ndarray  # training target: visit distribution (PUCT) or improved policy (Gumbel)
+    value: np.ndarray  # root value vector, absolute seat order
+    selected: int | None  # the Gumbel root's chosen action; None with a PUCT root
+
+
+class Node:
+    """A position in the tree with its children's statistics in numpy arrays.
+
+    ``player`` is the player to move, :data:`CHANCE` or :data:`TERMINAL`. A decision node is
+    expanded (``actions`` set) once evaluated; a chance node is expanded when created.
+    """
+
+    __slots__ = ("state", "player", "actions", "priors", "logits", "cum", "child_n", "child_w",
+                 "children", "visits", "value")
+
+    def __init__(self, state, terminal_value: TerminalValue):
+        self.state = state
+        self.player = state.current_player()
+        self.actions = None
+        self.visits = 0
+        self.value = None
+        if self.player == TERMINAL:
+            self.value = np.asarray(terminal_value(state), dtype=np.float64)
+        elif self.player == CHANCE:
+            outcomes, probs = zip(*state.chance_outcomes(), strict=True)
+            self._set_children(np.asarray(outcomes, dtype=np.int64),
+                               np.asarray(probs, dtype=np.float64))
+            self.cum = np.cumsum(self.priors)
+
+    def _set_children(self, actions: np.ndarray, priors: np.ndarray) -> None:
+        self.actions = actions
+        self.priors = priors
+        self.child_n = np.zeros(len(actions), dtype=np.float64)
+        self.child_w = None  # sized once the number of players is known (expand or backup)
+        self.children = [None] * len(actions)
+
+    def child(self, index: int, terminal_value: TerminalValue) -> Node:
+        node = self.children[index]
+        if node is None:
+            state = self.state.clone()
+            state.apply_action(int(self.actions[index]))
+            node = self.children[index] = Node(state, terminal_value)
+        return node
+
+    def mean_values(self) -> np.ndarray:
+        """Mean value vector of each child; rows of unvisited children are zero."""
+        return self.child_w / np.maximum(self.child_n, 1.0)[:, None]
+
+
+class _GumbelRoot:
+    """Sequential halving over the top-k root actions by Gumbel noise plus logits."""
+
+    def __init__(self, node: Node, config: SearchConfig, budget: int, rng, add_noise: bool):
+        k = len(node.actions)
+        self.config = config
+        self.g = rng.gumbel(size=k) if add_noise else np.zeros(k)
+        m = min(config.gumbel_considered, k)
+        self.remaining = np.argsort(-(self.g + node.logits), kind="stable")[:m]
+        self.phases = max(1, math.ceil(math.log2(m))) if m > 1 else 1
+        self.budget = max(budget, 1)
+        self.queue: deque[int] = deque()
+        self.node = node
+        self._fill()
+
+    def _fill(self) -> None:
+        visits = max(1, self.budget // (self.phases * len(self.remaining)))
+        for _ in range(visits):
+            self.queue.extend(int(i) for i in self.remaining)
+
+    def next_index(self) -> int:
+        if not self.queue:
+            if len(self.remaining) > 1:
+                scores = self.scores()[self.remaining]
+                keep = max(1, math.ceil(len(self.remaining) / 2))
+                self.remaining = self.remaining[np.argsort(-scores, kind="stable")[:keep]]
+            self._fill()
+        return self.queue.popleft()
+
+    def sigma(self, q: np.ndarray) -> np.ndarray:
+        """The monotone transform of [-1, 1] values that weighs them against logits."""
+        c = self.config
+        return (c.gumbel_c_visit + self.node.child_n.max()) * c.gumbel_c_scale * (q + 1.0) / 2.0
+
+    def completed_q(self) -> np.ndarray:
+        """Visited actions' Q; unvisited ones get the mixed value estimate of the paper."""
+        node = self.node
+        q = node.mean_values()[:, node.player]
+        visited = node.child_n > 0
+        total = node.child_n.sum()
+        v_hat = node.value[node.player]
+        if total == 0:
+            return np.full(len(q), v_hat)
+        mass = node.priors[visited].sum()
+        v_mix = (v_hat + total / mass * (node.priors[visited] * q[visited]).sum()) / (1 + total)
+        return np.where(visited, q, v_mix)
+
+    def scores(self) -> np.ndarray:
+        return self.g + self.node.logits + self.sigma(self.completed_q())
+
+    def selected_index(self) -> int:
+        scores = self.scores()[self.remaining]
+        return int(self.remaining[int(np.argmax(scores))])
+
+    def improved_policy(self) -> np.ndarray:
+        z = self.node.logits + self.sigma(self.completed_q())
+        z = np.exp(z - z.max())
+        return z / z.sum()
+
+
+class _Tree:
+    """One search tree with its own generator and simulation count."""
+
+    def __init__(self, state, config: SearchConfig, rng, add_noise: bool,
+                 terminal_value: TerminalValue):
+        if state.current_player() < 0:
+            raise ValueError("search needs a decision node at the root, "
+                             f"got current_player()={state.current_player()}")
+        self.config = config
+        self.rng = rng
+        self.add_noise = add_noise
+        self.terminal_value = terminal_value
+        self.root = Node(state, terminal_value)
+        self.done = 0
+        self.gumbel: _GumbelRoot | None = None
+
+    def descend(self) -> tuple[Node, list] | None:
+        """Run simulations until one needs a network evaluation: (leaf, path), or None when the
+        budget is spent. Simulations that end on a terminal node are backed up on the spot."""
+        while self.done < self.config.simulations:
+            node, path = self.root, []
+            while node.actions is not None:
+                index = self._select(node, is_root=not path)
+                path.append((node, index))
+                node = node.child(index, self.terminal_value)
+            if node.player != TERMINAL:
+                return node, path
+            self._backup(path, node.value)
+        return None
+
+    def _select(self, node: Node, is_root: bool) -> int:
+        if node.player == CHANCE:
+            if self.config.chance == "sample":
+                return int(np.searchsorted(node.cum, self.rng.random() * node.cum[-1],
+                                           side="right"))
+            return int(np.argmax(node.priors * (node.visits + 1) - node.child_n))
+        if is_root and self.gumbel is not None:
+            return self.gumbel.next_index()
+        n = node.child_n
+        p = node.player
+        if node.visits:
+            q = np.where(n > 0, node.child_w[:, p] / np.maximum(n, 1.0),
+                         node.value[p] - self.config.fpu_reduction)
+        else:
+            q = node.value[p] - self.config.fpu_reduction
+        u = self.config.c_puct * math.sqrt(node.visits + 1) * node.priors / (1.0 + n)
+        return int(np.argmax(q + u))
+
+    def expand(self, node: Node, path: list, logits: np.ndarray, value: np.ndarray) -> None:
+        actions = np.flatnonzero(node.state.legal_actions_mask())
+        lg = logits[actions].astype(np.float64)
+        lg -= lg.max()
+        priors = np.exp(lg)
+        priors /= priors.sum()
+        node._set_children(actions, priors)
+        node.child_w = np.zeros((len(actions), len(value)), dtype=np.float64)
+        node.logits = np.log(priors)
+        node.value = np.asarray(value, dtype=np.float64)
+        if not path:
+            self._prepare_root(node)
+        self._backup(path, node.value)
+
+    def _prepare_root(self, node: Node) -> None:
+        c = self.config
+        if c.root == "gumbel":
+            self.gumbel = _GumbelRoot(node, c, c.simulations - 1, self.rng, self.add_noise)
+        elif self.add_noise and c.dirichlet_fraction > 0 and len(node.actions) > 1:
+            alpha = c.dirichlet_concentration / len(node.actions)
+            noise = self.rng.dirichlet(np.full(len(node.actions), alpha))
+            node.priors = (1 - c.dirichlet_fraction) * node.priors + c.dirichlet_fraction * noise
+
+    def _backup(self, path: list, value: np.ndarray) -> None:
+        self.done += 1
+        expectation = self.config.chance == "expectation"
+        for node, index in reversed(path):
+            if node.child_w is None:
+                node.child_w = np.zeros((len(node.actions), len(value)), dtype=np.float64)
+            node.child_n[index] += 1
+            node.child_w[index] += value
+            node.visits += 1
+            if expectation and node.player == CHANCE:
+                seen = node.child_n > 0
+                weights = node.priors[seen]
+                value = weights @ node.mean_values()[seen] / weights.sum()
+
+    def result(self) -> SearchResult:
+        root = self.root
+        q = root.mean_values()[:, root.player]
+        q = np.where(root.child_n > 0, q, root.value[root.player])
+        value = (root.value + root.child_w.sum(axis=0)) / (1 + root.visits)
+        if self.gumbel is not None:
+            policy = self.gumbel.improved_policy()
+            selected = int(root.actions[self.gumbel.selected_index()])
+        else:
+            policy = root.child_n / max(root.child_n.sum(), 1.0)
+            selected = None
+        return SearchResult(actions=root.actions, visits=root.child_n.copy(), q=q,
+                            child_values=root.mean_values(), policy=policy, value=value,
+                            selected=selected)
+
+
+def search(states: Sequence, evaluate: Evaluator, config: SearchConfig,
+           rngs: Sequence[np.random.Generator], add_noise: bool = True,
+           terminal_value: TerminalValue | None = None) -> list[SearchResult]:
+    """Search every state (each a decision node) with ``config.simulations`` simulations, one
+    tree per state, evaluating the leaves of all trees together in batches of up to
+    ``len(states)``. ``rngs[i]`` drives tree ``i`` (noise, sampled chance, Gumbel); the states
+    themselves are not modified. ``terminal_value(state)`` scores terminal nodes (default
+    ``state.returns()``; the sparse-reward remedy adjudicates truncated games here)."""
+    if len(rngs) != len(states):
+        raise ValueError(f"need one generator per state: {len(rngs)} for {len(states)}")
+    terminal_value = terminal_value or (lambda s: s.returns())
+    trees = [_Tree(s.clone(), config, rng, add_noise, terminal_value)
+             for s, rng in zip(states, rngs, strict=True)]
+    while True:
+        pending = [(tree, leaf) for tree in trees if (leaf := tree.descend()) is not None]
+        if not pending:
+            break
+        logits, values = evaluate([node.state for _, (node, _) in pending])
+        for i, (tree, (node, path)) in enumerate(pending):
+            tree.expand(node, path, logits[i], values[i])
+    return [tree.result() for tree in trees]

@@ -1,0 +1,192 @@
+"""PUCT search on tiny contract games: value vectors for 2-4 players, chance nodes, forced wins,
+Gumbel root, and batched search agreeing with one tree at a time."""
+
+import numpy as np
+import pytest
+from tiny_games import RaceGame, TreeGame, exact_values, uniform_evaluator
+
+from search.puct import SearchConfig, search
+
+
+def rngs(n, seed=0):
+    return [np.random.default_rng([seed, i]) for i in range(n)]
+
+
+def run(game, state, simulations, **kw):
+    config = SearchConfig(simulations=simulations, **{k: v for k, v in kw.items()
+                                                      if k != "add_noise"})
+    return search([state], uniform_evaluator(game), config, rngs(1),
+                  add_noise=kw.get("add_noise", False))[0]
+
+
+def leaf(*returns):
+    return {"returns": list(returns)}
+
+
+# Player 0 would like A's first leaf, but player 1 moves there and picks what is best for
+# player 1; under B player 2 moves. max^n: A -> [-1, .5, .5], B -> [.3, -1, .1]; player 0 picks B.
+THREE_PLAYERS = {"player": 0, "children": [
+    {"player": 1, "children": [leaf(1, 0, -1), leaf(-1, 0.5, 0.5)]},
+    {"player": 2, "children": [leaf(0.2, 0.9, -1), leaf(0.3, -1, 0.1)]},
+]}
+
+# Four players, three plies deep, every mover sees a different best leaf.
+FOUR_PLAYERS = {"player": 3, "children": [
+    {"player": 1, "children": [
+        {"player": 2, "children": [leaf(1, -1, 0.2, -0.2), leaf(-1, 0.5, 0.6, -0.1)]},
+        {"player": 0, "children": [leaf(0.1, 0.9, -1, 0.0), leaf(0.4, -0.3, 0.0, -0.1)]},
+    ]},
+    {"player": 2, "children": [
+        {"player": 0, "children": [leaf(-0.5, 0, 0.5, 0.3), leaf(0.5, 0, -0.5, 0.1)]},
+        leaf(0.0, 0.0, 0.4, -0.4),
+    ]},
+]}
+
+# Player 0: action 0 is a gamble (expectation 0.25 * 1 + 0.75 * -1 = -0.5), action 1 a sure -0.4.
+CHANCE_TWO = {"player": 0, "children": [
+    {"chance": [0.25, 0.75], "children": [leaf(1, -1), leaf(-1, 1)]},
+    leaf(-0.4, 0.4),
+]}
+
+# Three players with decisions below a chance node: the expectation of max^n values.
+CHANCE_THREE = {"player": 0, "children": [
+    {"chance": [0.5, 0.5], "children": [
+        {"player": 1, "children": [leaf(1, -0.5, -0.5), leaf(-0.5, 0.2, 0.3)]},
+        {"player": 2, "children": [leaf(0.8, -1, 0.2), leaf(0.6, 0.0, -0.6)]},
+    ]},
+    {"player": 1, "children": [leaf(0.3, 0.4, -0.7), leaf(0.5, 0.1, -0.6)]},
+]}
+
+
+@pytest.mark.parametrize("tree,players", [(THREE_PLAYERS, 3), (FOUR_PLAYERS, 4),
+                                          (CHANCE_THREE, 3)])
+@pytest.mark.parametrize("chance", ["sample", "expectation"])
+def test_value_vectors_converge_to_max_n(tree, players, chance):
+    game = TreeGame(tree, players)
+    result = run(game, game.new_initial_state(), 3000, chance=chance, c_puct=1.0)
+    best = int(result.actions[np.argmax(result.visits)])
+    child_values = [exact_values(c, players) for c in tree["children"]]
+    mover = tree["player"]
+    assert best == int(np.argmax([v[mover] for v in child_values]))
+    # The most visited child's mean vector is its max^n value; the root's mean mixes in
+    # exploration of worse children.
+    best_index = int(np.argmax(result.visits))
+    np.testing.assert_allclose(result.child_values[best_index], child_values[best], atol=0.1)
+    np.testing.assert_allclose(result.value, exact_values(tree, players), atol=0.15)
+
+
+def test_first_visits_back_up_each_childs_vector_unchanged():
+    game = TreeGame(THREE_PLAYERS, 3)
+    state = game.new_initial_state()
+    evaluate_calls = []
+
+    def exact(states):
+        evaluate_calls.append(len(states))
+        values = np.stack([exact_values(s.node, 3) for s in states])
+        return np.zeros((len(states), game.num_actions)), values
+
+    # 1 root evaluation + one visit to each root child, each evaluated exactly.
+    result = search([state], exact, SearchConfig(simulations=3), rngs(1), add_noise=False)[0]
+    assert list(result.visits) == [1, 1]
+    np.testing.assert_allclose(result.q, [-1, 0.3])  # each child's value for player 0
+
+
+def test_expectation_through_chance_node_is_exact_on_terminal_outcomes():
+    game = TreeGame(CHANCE_TWO, 2)
+    result = run(game, game.new_initial_state(), 400, chance="expectation")
+    q = dict(zip(result.actions.tolist(), result.q, strict=True))
+    assert q[1] == pytest.approx(-0.4)
+    assert q[0] == pytest.approx(-0.5, abs=0.02)
+    assert int(result.actions[np.argmax(result.visits)]) == 1
+
+
+def test_sampled_chance_converges_to_expectation():
+    game = TreeGame(CHANCE_TWO, 2)
+    result = run(game, game.new_initial_state(), 2000, chance="sample")
+    q = dict(zip(result.actions.tolist(), result.q, strict=True))
+    assert q[0] == pytest.approx(-0.5, abs=0.15)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+@pytest.mark.parametrize("root", ["puct", "gumbel"])
+def test_forced_win_in_one_without_chance(players, root):
+    # Player 0 at 2 of 4: the dash wins now; a step lets the player at 3 win first.
+    game = RaceGame(num_players=players, length=4, chance=False)
+    state = game.state_from_dict({"positions": [2] + [3] * (players - 1), "to_move": 0})
+    result = run(game, state, 24, root=root)
+    chosen = result.selected if root == "gumbel" else result.actions[np.argmax(result.visits)]
+    assert int(chosen) == 1
+
+
+@pytest.mark.parametrize("chance", ["sample", "expectation"])
+def test_forced_win_in_one_prefers_sure_win_over_gamble(chance):
+    game = RaceGame(num_players=3, length=4, chance=True)
+    state = game.state_from_dict({"positions": [3, 3, 3], "to_move": 0})
+    result = run(game, state, 100, chance=chance)
+    assert int(result.actions[np.argmax(result.visits)]) == 0
+    assert result.q[list(result.actions).index(0)] == pytest.approx(1.0)
+
+
+def hashed_evaluator(game):
+    """Deterministic, state-dependent priors and values (unlike the uniform one)."""
+
+    def evaluate(states):
+        logits, values = [], []
+        for s in states:
+            r = np.random.default_rng(abs(hash(str(s.to_dict()))) % 2**32)
+            logits.append(r.normal(size=game.num_actions))
+            values.append(r.uniform(-1, 1, size=game.num_players))
+        return np.array(logits), np.array(values)
+
+    return evaluate
+
+
+@pytest.mark.parametrize("root", ["puct", "gumbel"])
+def test_batched_search_equals_one_tree_at_a_time(root):
+    game = RaceGame(num_players=3, length=6, chance=True)
+    states = [game.state_from_dict({"positions": p, "to_move": t})
+              for p, t in [([0, 0, 0], 0), ([2, 1, 4], 1), ([5, 3, 0], 2), ([1, 1, 1], 0)]]
+    config = SearchConfig(simulations=50, root=root)
+    evaluate = hashed_evaluator(game)
+    batched = search(states, evaluate, config, rngs(4), add_noise=True)
+    for i, state in enumerate(states):
+        single = search([state], evaluate, config, [rngs(4)[i]], add_noise=True)[0]
+        np.testing.assert_array_equal(single.visits, batched[i].visits)
+        np.testing.assert_allclose(single.q, batched[i].q)
+        np.testing.assert_allclose(single.policy, batched[i].policy)
+        assert single.selected == batched[i].selected
+
+
+def test_visits_count_every_simulation_after_the_root_evaluation():
+    game = RaceGame(num_players=2, length=8)
+    result = run(game, game.new_initial_state(), 37, add_noise=True)
+    assert result.visits.sum() == 36
+    assert result.policy.sum() == pytest.approx(1.0)
+
+
+def test_gumbel_improved_policy_is_a_distribution_over_legal_actions():
+    game = RaceGame(num_players=2, length=8)
+    state = game.state_from_dict({"positions": [1, 2], "to_move": 0})
+    result = run(game, state, 8, root="gumbel", gumbel_considered=2, add_noise=True)
+    assert result.policy.sum() == pytest.approx(1.0)
+    assert result.selected in result.actions.tolist()
+    assert result.visits.sum() == 7
+    assert (result.visits > 0).sum() <= 2  # only the considered actions are simulated
+
+
+def test_search_leaves_states_untouched_and_rejects_chance_roots():
+    game = RaceGame(num_players=2, length=4)
+    state = game.state_from_dict({"positions": [1, 2], "to_move": 0})
+    before = state.to_dict()
+    run(game, state, 30)
+    assert state.to_dict() == before
+    state.apply_action(1)  # a dash: the chance node follows
+    with pytest.raises(ValueError, match="decision node"):
+        run(game, state, 10)
+
+
+@pytest.mark.parametrize("bad", [dict(simulations=0), dict(chance="mean"), dict(root="alpha"),
+                                 dict(dirichlet_fraction=1.5)])
+def test_bad_config_is_a_clear_error(bad):
+    with pytest.raises(ValueError, match=next(iter(bad))):
+        SearchConfig(**bad)
