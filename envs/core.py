@@ -189,7 +189,7 @@ class BoardGameEnv(AECEnv):
     def _resolve_chance(self) -> None:
         state = self.game_state
         while state.is_chance_node():
-            outcomes, probs = zip(*state.chance_outcomes())
+            outcomes, probs = zip(*state.chance_outcomes(), strict=True)
             state.apply_action(outcomes[self._dice.choice(len(outcomes), p=probs)])
 
     def _after_move(self) -> None:

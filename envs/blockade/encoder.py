@@ -12,7 +12,7 @@ these mirrors. Seats are listed relative to the observer (0 = observer, 1 = next
 | 2n .. 2n+3 | edge blocked (wall or board edge) going up, down, left, right from the cell |
 | 2n+4, 2n+5 | a V / H wall is anchored at this cell's top-left corner |
 | 2n+6, 2n+7 | a V / H wall may still be anchored at this cell's top-left corner |
-| 2n+8 .. 4n+7 | walls left: relative seat i's vertical, then horizontal supply / per-player supply |
+| 2n+8 .. 4n+7 | walls left / initial supply: seat i's vertical, then horizontal |
 | 4n+8 | 1 if the observer is to act |
 | 4n+9 | 1 in the wall phase, 0 in the move phase |
 | 4n+10 | turns played / max_turns |
