@@ -139,7 +139,7 @@ class RaceEncoder:
 
     def encode(self, state: RaceState, player: int) -> np.ndarray:
         n = self.game.num_players
-        out = np.zeros(self.shape, dtype=np.float32)
+        out = np.zeros((n, 1, self.game.length + 1), dtype=np.float32)
         for k in range(n):
             out[k, 0, min(state.positions[(player + k) % n], self.game.length)] = 1.0
         return out

@@ -1,0 +1,106 @@
+"""Policy-value networks, TorchScript-scriptable (``torch.jit.script(net)`` works for export).
+
+Both networks map a batch of observations from one player's view to ``(logits, values)``:
+``logits`` [B, num_actions] over view actions and ``values`` [B, num_players] in (-1, 1) for the
+relative seats (0 = the viewing player, 1 = the next in turn order, ...).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """Sizes of both network kinds; the YAML twin with comments is configs/model/*.yaml."""
+
+    channels: int = 32  # conv net: channels of the residual tower
+    blocks: int = 3  # residual blocks (conv or MLP)
+    hidden: int = 256  # MLP width, and the conv net's value-head width
+    policy_channels: int = 4  # conv net: 1x1 channels feeding the policy layer
+
+    def __post_init__(self):
+        for field in ("channels", "blocks", "hidden", "policy_channels"):
+            if getattr(self, field) < (0 if field == "blocks" else 1):
+                raise ValueError(f"model {field} must be positive, got {getattr(self, field)}")
+
+
+class ResidualBlock(nn.Module):
+    def __init__(self, channels: int):
+        super().__init__()
+        self.conv1 = nn.Conv2d(channels, channels, 3, padding=1, bias=False)
+        self.bn1 = nn.BatchNorm2d(channels)
+        self.conv2 = nn.Conv2d(channels, channels, 3, padding=1, bias=False)
+        self.bn2 = nn.BatchNorm2d(channels)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = torch.relu(self.bn1(self.conv1(x)))
+        return torch.relu(x + self.bn2(self.conv2(y)))
+
+
+class ConvNet(nn.Module):
+    """AlphaZero's residual tower for (C, H, W) planes, sized for a 2-core CPU."""
+
+    def __init__(self, obs_shape: tuple[int, int, int], num_actions: int, num_players: int,
+                 config: ModelConfig):
+        super().__init__()
+        c_in, h, w = obs_shape
+        ch = config.channels
+        self.stem = nn.Sequential(nn.Conv2d(c_in, ch, 3, padding=1, bias=False),
+                                  nn.BatchNorm2d(ch), nn.ReLU())
+        self.tower = nn.Sequential(*[ResidualBlock(ch) for _ in range(config.blocks)])
+        pc = config.policy_channels
+        self.policy = nn.Sequential(nn.Conv2d(ch, pc, 1, bias=False), nn.BatchNorm2d(pc),
+                                    nn.ReLU(), nn.Flatten(), nn.Linear(pc * h * w, num_actions))
+        self.value = nn.Sequential(nn.Conv2d(ch, 1, 1, bias=False), nn.BatchNorm2d(1), nn.ReLU(),
+                                   nn.Flatten(), nn.Linear(h * w, config.hidden), nn.ReLU(),
+                                   nn.Linear(config.hidden, num_players), nn.Tanh())
+
+    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        x = self.tower(self.stem(obs))
+        return self.policy(x), self.value(x)
+
+
+class ResidualMLPBlock(nn.Module):
+    def __init__(self, width: int):
+        super().__init__()
+        self.fc1 = nn.Linear(width, width)
+        self.fc2 = nn.Linear(width, width)
+        self.norm = nn.LayerNorm(width)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.relu(self.norm(x + self.fc2(torch.relu(self.fc1(x)))))
+
+
+class MLPNet(nn.Module):
+    """A residual MLP for flat feature vectors (a track game has no useful 2-D picture)."""
+
+    def __init__(self, obs_shape: tuple[int], num_actions: int, num_players: int,
+                 config: ModelConfig):
+        super().__init__()
+        width = config.hidden
+        self.stem = nn.Sequential(nn.Linear(obs_shape[0], width), nn.ReLU())
+        self.tower = nn.Sequential(*[ResidualMLPBlock(width) for _ in range(config.blocks)])
+        self.policy = nn.Linear(width, num_actions)
+        self.value = nn.Sequential(nn.Linear(width, width // 2), nn.ReLU(),
+                                   nn.Linear(width // 2, num_players), nn.Tanh())
+
+    def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        x = self.tower(self.stem(obs))
+        return self.policy(x), self.value(x)
+
+
+def build_network(obs_shape: tuple[int, ...], num_actions: int, num_players: int,
+                  config: ModelConfig) -> nn.Module:
+    """The network for an encoder's shape: planes (C, H, W) get the conv net, a flat vector the
+    MLP."""
+    obs_shape = tuple(int(d) for d in obs_shape)
+    if len(obs_shape) == 3:
+        return ConvNet(obs_shape, num_actions, num_players, config)
+    if len(obs_shape) == 1:
+        return MLPNet(obs_shape, num_actions, num_players, config)
+    raise ValueError(f"no network for observations of shape {obs_shape}: expected (C, H, W) "
+                     "planes or a flat vector")

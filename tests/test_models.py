@@ -1,0 +1,99 @@
+"""Networks and the network evaluator: shapes, TorchScript, view/board action and seat maps, and
+batched search with a real network agreeing with one tree at a time."""
+
+import numpy as np
+import pytest
+import torch
+from tiny_games import FlatRaceEncoder, RaceEncoder, RaceGame
+
+from envs import blockade
+from models.evaluator import NetworkEvaluator, ViewMaps
+from models.nets import ConvNet, MLPNet, ModelConfig, build_network
+from search.puct import SearchConfig, search
+
+TINY = ModelConfig(channels=8, blocks=1, hidden=16, policy_channels=2)
+
+
+@pytest.mark.filterwarnings("ignore:`torch.jit.script` is deprecated")
+@pytest.mark.parametrize("shape,kind", [((19, 14, 11), ConvNet), ((40,), MLPNet)])
+def test_network_kind_follows_observation_rank_and_outputs_fit(shape, kind):
+    torch.manual_seed(0)
+    net = build_network(shape, num_actions=284, num_players=3, config=TINY)
+    assert isinstance(net, kind)
+    logits, values = net(torch.rand(5, *shape))
+    assert logits.shape == (5, 284) and values.shape == (5, 3)
+    assert torch.all(values.abs() < 1)
+    scripted = torch.jit.script(net.eval())
+    for a, b in zip(scripted(torch.ones(2, *shape)), net(torch.ones(2, *shape)), strict=True):
+        torch.testing.assert_close(a, b)
+
+
+def test_unsupported_observation_shape_is_a_clear_error():
+    with pytest.raises(ValueError, match="no network"):
+        build_network((3, 4), 10, 2, TINY)
+    with pytest.raises(ValueError, match="channels"):
+        ModelConfig(channels=0)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_view_maps_invert_each_other_on_blockade(players):
+    game = blockade.Game(num_players=players)
+    maps = ViewMaps(blockade.Encoder(game), players)
+    rng = np.random.default_rng(0)
+    for p in range(players):
+        board = rng.random(game.num_actions)
+        view = maps.policy_to_view(board, p)
+        np.testing.assert_array_equal(maps.logits_to_board(view[None], np.array([p]))[0], board)
+        values = rng.random(players)
+        rel = maps.values_to_rel(values, p)
+        assert rel[0] == values[p]  # relative seat 0 is the viewer
+        np.testing.assert_array_equal(maps.values_to_abs(rel[None], np.array([p]))[0], values)
+
+
+class SpikeNet(torch.nn.Module):
+    """Logit spike on view action ``view_action``; value +0.5 for the viewer, -0.5 others."""
+
+    def __init__(self, num_actions, num_players, view_action):
+        super().__init__()
+        self.num_actions, self.num_players, self.view_action = num_actions, num_players, view_action
+
+    def forward(self, obs):
+        logits = torch.zeros(obs.shape[0], self.num_actions)
+        logits[:, self.view_action] = 10.0
+        values = torch.full((obs.shape[0], self.num_players), -0.5)
+        values[:, 0] = 0.5
+        return logits, values
+
+
+def test_evaluator_maps_view_outputs_to_board_actions_and_absolute_seats():
+    game = blockade.Game(num_players=4)
+    encoder = blockade.Encoder(game)
+    view_action = 3  # pawn 0 east in the mover's view
+    evaluator = NetworkEvaluator(SpikeNet(game.num_actions, 4, view_action), encoder, 4)
+    state = game.new_initial_state()
+    states = [game.state_from_dict({**state.to_dict(), "to_move": p}) for p in range(4)]
+    logits, values = evaluator(states)
+    for p in range(4):
+        board_action = encoder.view_to_board_actions(p)[view_action]
+        assert int(np.argmax(logits[p])) == board_action
+        assert values[p][p] == 0.5 and (np.delete(values[p], p) == -0.5).all()
+        # East (offset 3) in the view is west (offset 2) on the board for the NE and SE seats,
+        # whose views mirror the columns.
+        assert board_action == {0: 3, 1: 2, 2: 2, 3: 3}[p]
+
+
+@pytest.mark.parametrize("encoder_cls", [RaceEncoder, FlatRaceEncoder])
+def test_batched_search_with_a_network_equals_one_tree_at_a_time(encoder_cls):
+    torch.manual_seed(0)
+    game = RaceGame(num_players=3, length=6)
+    encoder = encoder_cls(game)
+    net = build_network(encoder.shape, game.num_actions, 3, TINY)
+    evaluator = NetworkEvaluator(net, encoder, 3)
+    states = [game.state_from_dict({"positions": p, "to_move": t})
+              for p, t in [([0, 0, 0], 0), ([2, 1, 4], 1), ([5, 3, 0], 2)]]
+    config = SearchConfig(simulations=40)
+    batched = search(states, evaluator, config, [np.random.default_rng(i) for i in range(3)])
+    for i, s in enumerate(states):
+        single = search([s], evaluator, config, [np.random.default_rng(i)])[0]
+        np.testing.assert_array_equal(single.visits, batched[i].visits)
+        np.testing.assert_allclose(single.q, batched[i].q, atol=1e-5)
