@@ -1,0 +1,48 @@
+"""Hand-written players, one module per game, each meant to be hard to beat without search.
+
+A game's module ``agents.heuristic.<game>`` defines ``Heuristic(game)`` with
+
+- ``choose(state, rng) -> int``: the heuristic's move (``rng`` a seeded ``random.Random`` that
+  breaks ties);
+- ``evaluate(state) -> list[float]``: every player's prospects in [-1, 1], the function plain
+  MCTS scores its cut-off rollouts with;
+- ``order(state, actions) -> list[int]``: the legal actions ranked best first, which MCTS uses
+  to decide which children to grow first under progressive widening;
+
+and ``MCTS_DEFAULTS``, the search settings that suit the game (overridable per agent).
+"""
+
+from __future__ import annotations
+
+import importlib
+import random
+from types import ModuleType
+
+from envs import GAMES
+
+
+def heuristic_module(game_name: str) -> ModuleType:
+    if game_name not in GAMES:
+        raise ValueError(f"no heuristic for game {game_name!r}; games: {', '.join(GAMES)}")
+    return importlib.import_module(f"agents.heuristic.{game_name}")
+
+
+def heuristic_for(game):
+    """The game's ``Heuristic``, built for this ``Game`` (its board size and player count)."""
+    return heuristic_module(game.name).Heuristic(game)
+
+
+class HeuristicAgent:
+    """The game's heuristic as an agent: deterministic given the seed (ties broken by it)."""
+
+    name = "heuristic"
+
+    def __init__(self, game):
+        self._heuristic = heuristic_for(game)
+        self._rng = random.Random(0)
+
+    def reset(self, game, player: int, seed: int) -> None:
+        self._rng.seed(seed)
+
+    def act(self, state) -> int:
+        return self._heuristic.choose(state, self._rng)

@@ -1,0 +1,48 @@
+"""Plain MCTS as an agent: :mod:`search.uct` with the game's heuristic evaluation for cut-off
+rollouts and its action ranking for progressive widening."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from agents.heuristic import heuristic_for, heuristic_module
+from search.uct import UCT, UCTConfig
+
+ROLLOUTS = ("cutoff", "random")
+
+
+class MCTSAgent:
+    """Options (keywords): ``simulations``, ``exploration``, ``rollout`` (``cutoff``: at most
+    ``rollout_depth`` random actions, then the heuristic's evaluation; ``random``: random play
+    to the end of the game), ``rollout_depth``, ``widening``, ``widening_exponent`` and
+    ``priors`` (grow children in the heuristic's order rather than a random one). Defaults come
+    from the game's ``MCTS_DEFAULTS``, then :class:`search.uct.UCTConfig`."""
+
+    name = "mcts"
+
+    def __init__(self, game, **options):
+        settings = {**heuristic_module(game.name).MCTS_DEFAULTS, **options}
+        rollout = settings.pop("rollout", "cutoff")
+        priors = settings.pop("priors", True)
+        if rollout not in ROLLOUTS:
+            raise ValueError(f"mcts rollout must be one of {', '.join(ROLLOUTS)}, got {rollout!r}")
+        fields = {f.name for f in dataclasses.fields(UCTConfig)}
+        unknown = sorted(set(settings) - fields)
+        if unknown:
+            raise ValueError(f"unknown mcts option(s) {', '.join(unknown)}; valid: "
+                             f"{', '.join(sorted(fields | {'rollout', 'priors'}))}")
+        if rollout == "random":
+            settings["rollout_depth"] = None
+        elif settings.get("rollout_depth", 0) is None:
+            raise ValueError("mcts rollout=cutoff needs an integer rollout_depth; "
+                             "use rollout=random to play rollouts to the end")
+        self.config = UCTConfig(**settings)
+        heuristic = heuristic_for(game)
+        self._search = UCT(game.num_players, self.config, evaluate=heuristic.evaluate,
+                           order=heuristic.order if priors else None)
+
+    def reset(self, game, player: int, seed: int) -> None:
+        self._search.seed(seed)
+
+    def act(self, state) -> int:
+        return self._search.best_action(state)

@@ -1,0 +1,188 @@
+"""An evaluation run, as ``evaluate.py`` drives it: a typed config, the schedule of lineups, the
+matches with a live progress bar and tables, and every output (JSON, CSV, chart, records, GIFs,
+W&B)."""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from agents import make_agent
+from arena.match import MatchResult, make_env_game, options_for, play_match, rate
+from arena.records import render_gif, save_records
+from arena.report import (
+    ratings_table,
+    results_table,
+    write_chart,
+    write_csv,
+    write_json,
+)
+
+SCHEDULES = ("round_robin", "versus")
+
+
+@dataclass
+class EvalConfig:
+    """The ``evaluate`` config minus ``env`` and ``logger`` (see ``configs/eval/default.yaml``
+    for what every field means)."""
+
+    agents: list[str]
+    games: int = 200
+    seed: int = 0
+    workers: int = 1
+    schedule: str = "round_robin"
+    opponent: str = "random"
+    agent_options: dict = field(default_factory=dict)
+    save_records: bool = False
+    gif_games: list[int] = field(default_factory=list)
+    gif_frame_ms: int = 300
+    chart: bool = True
+
+    @classmethod
+    def from_dict(cls, values: dict) -> EvalConfig:
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(values) - known)
+        if unknown:
+            raise ValueError(f"unknown evaluate option(s) {', '.join(unknown)}; valid: "
+                             f"{', '.join(sorted(known))}")
+        config = cls(**values)
+        config.agents = [str(a) for a in config.agents]
+        config.check()
+        return config
+
+    def check(self) -> None:
+        if not self.agents:
+            raise ValueError("agents is empty; give e.g. agents=[heuristic,random]")
+        if len(set(self.agents)) != len(self.agents):
+            raise ValueError(f"agents lists an agent twice: {self.agents}")
+        if self.schedule not in SCHEDULES:
+            raise ValueError(f"schedule must be one of {', '.join(SCHEDULES)}, "
+                             f"got {self.schedule!r}")
+        if self.games < 1 or self.workers < 1:
+            raise ValueError(f"games and workers must be at least 1, got {self.games} and "
+                             f"{self.workers}")
+
+
+def lineups(config: EvalConfig, num_players: int) -> list[list[str]]:
+    """``round_robin``: every set of ``num_players`` different agents; ``versus``: every agent
+    against ``num_players - 1`` copies of ``opponent``."""
+    if config.schedule == "versus":
+        return [[agent] + [config.opponent] * (num_players - 1) for agent in config.agents]
+    if len(config.agents) < num_players:
+        raise ValueError(f"a round robin of a {num_players}-player game needs at least "
+                         f"{num_players} agents, got {len(config.agents)}; add agents or use "
+                         "schedule=versus")
+    return [list(c) for c in itertools.combinations(config.agents, num_players)]
+
+
+def check_agents(env_config: dict, specs: Sequence[str], agent_options: dict):
+    """Build every agent once before any game: bad names, options, missing checkpoints and
+    checkpoints of another game fail here, with their one-line error. Returns the game."""
+    game = make_env_game(env_config)
+    for spec in specs:
+        make_agent(spec, game, **options_for(spec, agent_options))
+    return game
+
+
+@dataclass
+class Evaluation:
+    env_config: dict
+    config: EvalConfig
+    matches: list[MatchResult]
+    ratings: list
+    files: dict[str, Path]
+
+
+def run_evaluation(env_config: dict, config: EvalConfig, out_dir: Path,
+                   console: Console | None = None) -> Evaluation:
+    console = console or Console()
+    specs = sorted(set(config.agents) | ({config.opponent} if config.schedule == "versus"
+                                         else set()))
+    game = check_agents(env_config, specs, config.agent_options)
+    n = game.num_players
+    games = math.ceil(config.games / n) * n
+    if games != config.games:
+        console.print(f"games per lineup rounded up from {config.games} to {games} so that "
+                      f"every agent plays each of the {n} seats equally often")
+    bad = [i for i in config.gif_games if not 0 <= i < games]
+    if bad:
+        raise ValueError(f"gif_games {bad} out of range: each lineup plays games 0..{games - 1}")
+    schedule = lineups(config, n)
+    matches: list[MatchResult] = []
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TimeElapsedColumn())
+    with Progress(*columns, console=console) as progress:
+        task = progress.add_task("games", total=games * len(schedule))
+        for lineup in schedule:
+            progress.update(task, description=" vs ".join(lineup))
+            result = play_match(env_config, lineup, games, config.seed, config.workers,
+                                config.agent_options, record=config.save_records
+                                or bool(config.gif_games),
+                                progress=lambda _: progress.advance(task))
+            matches.append(result)
+            progress.console.print(results_table(result))
+    ratings = rate(matches)
+    console.print(ratings_table(ratings, elo=n == 2, title=f"{game.name}: ratings"))
+    files = write_outputs(env_config, config, matches, ratings, out_dir)
+    for name, path in files.items():
+        console.print(f"{name}: {path}")
+    return Evaluation(env_config, config, matches, ratings, files)
+
+
+def write_outputs(env_config: dict, config: EvalConfig, matches: Sequence[MatchResult],
+                  ratings: Sequence, out_dir: Path) -> dict[str, Path]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    files = {"json": out_dir / "results.json", "csv": out_dir / "results.csv"}
+    write_json(files["json"], env_config, dataclasses.asdict(config), matches, ratings)
+    write_csv(files["csv"], matches)
+    if config.chart:
+        files["chart"] = out_dir / "ratings.png"
+        write_chart(files["chart"], f"{env_config['name']}: {config.games} games per lineup",
+                    matches, ratings)
+    if config.save_records:
+        files["records"] = out_dir / "games.jsonl"
+        save_records([r for m in matches for r in m.records], files["records"])
+    for m, match in enumerate(matches):
+        for index in config.gif_games:
+            key = f"gif {m}.{index}"
+            files[key] = render_gif(match.games[index].record,
+                                    out_dir / f"lineup{m}_game{index}.gif", config.gif_frame_ms)
+    return files
+
+
+def log_to_wandb(logger: dict, run_config: dict, evaluation: Evaluation) -> None:
+    """The evaluation's tables, chart and GIFs in a W&B run (``logger.mode``: offline by
+    default, never needing a network; ``disabled`` logs nothing)."""
+    if logger.get("mode", "disabled") == "disabled":
+        return
+    import wandb
+
+    from arena.report import CSV_COLUMNS, match_summary
+
+    run = wandb.init(mode=logger["mode"], project=logger.get("project"),
+                     entity=logger.get("entity"), dir=logger.get("dir"),
+                     tags=list(logger.get("tags") or []), job_type="evaluate",
+                     config=run_config)
+    rows = []
+    for match in evaluation.matches:
+        for agent in match_summary(match)["agents"]:
+            rows.append([" vs ".join(match.names)] + [agent[c] for c in CSV_COLUMNS[1:]])
+    run.log({"results": wandb.Table(columns=list(CSV_COLUMNS), data=rows),
+             "ratings": wandb.Table(columns=["agent", "rating", "low", "high"],
+                                    data=[[r.name, r.rating, r.low, r.high]
+                                          for r in evaluation.ratings])})
+    for name, path in evaluation.files.items():
+        if name == "chart":
+            run.log({"chart": wandb.Image(str(path))})
+        elif name.startswith("gif"):
+            run.log({name.replace(" ", "_"): wandb.Video(str(path), format="gif")})
+    for r in evaluation.ratings:
+        run.summary[f"rating/{r.name}"] = r.rating
+    run.finish()

@@ -1,0 +1,301 @@
+"""Matches between agents: seats rotated, every game seeded from one seed, optionally in worker
+processes, with the same results whatever the number of workers.
+
+Seat rotation: in game ``g`` the lineup's agent ``i`` sits in seat ``(i + g) mod n``, so over any
+multiple of ``n`` games every agent plays every seat equally often. The ``n`` games of one
+rotation share their dice seed (the same rolls offered to every seating, which removes some of
+the luck from dice games); each agent gets its own seed per game. All seeds derive from the
+match seed through ``numpy.random.SeedSequence`` and depend only on the game's number, never on
+which process plays it.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+import envs
+from agents import make_agent, parse_spec
+from arena.records import GameRecord
+from arena.stats import Rating, bradley_terry, openskill_ratings, wilson_interval
+from envs.core import CHANCE, IllegalActionError, check_action
+
+
+@dataclass
+class GameResult:
+    index: int
+    seats: list[int]
+    """``seats[s]``: the lineup index of the agent in seat ``s``."""
+    returns: list[float]
+    """Final returns per seat."""
+    turns: int
+    truncated: bool
+    think_seconds: list[float]
+    """Per lineup agent: total time spent in ``act``."""
+    moves: list[int]
+    """Per lineup agent: number of ``act`` calls."""
+    record: GameRecord | None = None
+
+    def agent_returns(self) -> list[float]:
+        """Returns per lineup agent (rather than per seat)."""
+        returns = [0.0] * len(self.seats)
+        for seat, agent in enumerate(self.seats):
+            returns[agent] = self.returns[seat]
+        return returns
+
+
+@dataclass
+class AgentSummary:
+    name: str
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    win_share: float
+    """Fraction of games won, a win shared by ``w`` tied winners counting ``1/w``."""
+    mean_return: float
+    win_low: float
+    win_high: float
+    """95% Wilson interval of the win rate."""
+    seconds_per_move: float
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.games if self.games else 0.0
+
+
+@dataclass
+class MatchResult:
+    env_config: dict
+    names: list[str]
+    """One label per lineup entry: its spec, with ``#2``, ``#3`` on repeats."""
+    games: list[GameResult]
+    summaries: list[AgentSummary] = field(default_factory=list)
+    ratings: list[Rating] = field(default_factory=list)
+
+    @property
+    def records(self) -> list[GameRecord]:
+        return [g.record for g in self.games if g.record is not None]
+
+
+def game_seeds(seed: int, index: int, num_agents: int) -> tuple[int, list[int]]:
+    """The dice seed and per-agent seeds of game ``index`` of a match seeded with ``seed``."""
+    dice = np.random.SeedSequence(seed, spawn_key=(0, index // num_agents))
+    agents = [np.random.SeedSequence(seed, spawn_key=(1, index, i)) for i in range(num_agents)]
+    return int(dice.generate_state(1)[0]), [int(s.generate_state(1)[0]) for s in agents]
+
+
+def rotation(index: int, num_players: int) -> list[int]:
+    """``seats[s]`` = lineup index of the agent in seat ``s`` for game ``index``."""
+    return [(s - index) % num_players for s in range(num_players)]
+
+
+def lineup_names(agent_specs: Sequence) -> list[str]:
+    names, seen = [], {}
+    for spec in agent_specs:
+        base = spec if isinstance(spec, str) else getattr(spec, "name", type(spec).__name__)
+        seen[base] = seen.get(base, 0) + 1
+        names.append(base if seen[base] == 1 else f"{base}#{seen[base]}")
+    return names
+
+
+def options_for(spec: str, agent_options: dict | None) -> dict:
+    """Options of one spec from ``agent_options``, keyed by agent name (``mcts``) or by the
+    whole spec; the whole spec's entry wins."""
+    agent_options = agent_options or {}
+    name, _ = parse_spec(spec)
+    return {**(agent_options.get(name) or {}), **(agent_options.get(spec) or {})}
+
+
+def make_env_game(env_config: dict):
+    config = dict(env_config)
+    if "name" not in config:
+        raise ValueError("env config needs a 'name' (one of " + ", ".join(envs.GAMES) + ")")
+    return envs.make_game(config.pop("name"), **config)
+
+
+def play_game(game, agents: Sequence, names: Sequence[str], index: int, seats: list[int],
+              dice_seed: int, agent_seeds: list[int], env_config: dict,
+              record: bool = False) -> GameResult:
+    """One game: agents reset with their seeds, dice rolled from ``dice_seed``."""
+    for agent_index, agent in enumerate(agents):
+        agent.reset(game, seats.index(agent_index), agent_seeds[agent_index])
+    dice = np.random.default_rng(dice_seed)
+    state = game.new_initial_state()
+    actions, positions = [], [state.to_dict()] if record else None
+    think = [0.0] * len(agents)
+    moves = [0] * len(agents)
+    while not state.is_terminal():
+        player = state.current_player()
+        if player == CHANCE:
+            outcomes, probs = zip(*state.chance_outcomes(), strict=True)
+            action = int(outcomes[dice.choice(len(outcomes), p=probs)])
+            state.apply_action(action)
+        else:
+            agent_index = seats[player]
+            start = time.perf_counter()
+            action = agents[agent_index].act(state.clone())
+            think[agent_index] += time.perf_counter() - start
+            moves[agent_index] += 1
+            try:
+                action = check_action(action, game.num_actions)
+                state.apply_action(action)
+            except IllegalActionError as error:
+                raise IllegalActionError(f"agent {names[agent_index]} in seat {player} played "
+                                         f"an illegal action: {error}") from None
+        if record:
+            actions.append(action)
+            positions.append(state.to_dict())
+    returns = [float(r) for r in state.returns()]
+    game_record = None
+    if record:
+        game_record = GameRecord(dict(env_config), [names[a] for a in seats], actions, positions,
+                                 returns, index)
+    return GameResult(index, seats, returns, int(state.to_dict().get("turn", 0)),
+                      bool(state.is_truncated()), think, moves, game_record)
+
+
+@dataclass(frozen=True)
+class _Task:
+    """One game for a worker: plain data, so that it pickles under the spawn start method."""
+
+    env_config: dict
+    specs: tuple[str, ...]
+    agent_options: dict
+    index: int
+    seed: int
+    record: bool
+
+
+_PLAYERS: dict[str, tuple] = {}
+"""Per worker process: the game and agents of each match it has played games of, built once."""
+
+
+def _players(env_config: dict, specs: Sequence[str], agent_options: dict) -> tuple:
+    key = json.dumps([env_config, list(specs), agent_options], sort_keys=True, default=str)
+    if key not in _PLAYERS:
+        game = make_env_game(env_config)
+        agents = [make_agent(spec, game, **options_for(spec, agent_options)) for spec in specs]
+        _PLAYERS[key] = game, agents
+    return _PLAYERS[key]
+
+
+def _play_task(task: _Task) -> GameResult:
+    game, agents = _players(task.env_config, task.specs, task.agent_options)
+    n = len(task.specs)
+    dice_seed, agent_seeds = game_seeds(task.seed, task.index, n)
+    return play_game(game, agents, lineup_names(task.specs), task.index,
+                     rotation(task.index, n), dice_seed, agent_seeds, task.env_config,
+                     task.record)
+
+
+def play_match(env_config: dict, agent_specs: Sequence, num_games: int, seed: int,
+               workers: int = 1, agent_options: dict | None = None, record: bool = False,
+               progress: Callable[[GameResult], None] | None = None) -> MatchResult:
+    """Play ``num_games`` games of the ``env_config`` game between the lineup ``agent_specs``
+    (one per seat: spec strings, or ``Agent`` instances when ``workers == 1``), seats rotated.
+
+    ``agent_options`` maps an agent name (``"mcts"``) or a whole spec to keyword options.
+    ``progress`` is called with each finished game, in game order. Returns the games with
+    per-agent summaries and ratings (Bradley–Terry for two players, openskill for more).
+    """
+    game = make_env_game(env_config)
+    if len(agent_specs) != game.num_players:
+        raise ValueError(f"{game.name} with {game.num_players} players needs "
+                         f"{game.num_players} agents, got {len(agent_specs)}")
+    if num_games < 1 or workers < 1:
+        raise ValueError(f"num_games and workers must be at least 1, got {num_games} and "
+                         f"{workers}")
+    agent_options = dict(agent_options or {})
+    names = lineup_names(agent_specs)
+    instances = [spec for spec in agent_specs if not isinstance(spec, str)]
+    if instances and workers > 1:
+        raise ValueError("agent instances can only play with workers=1; pass spec strings "
+                         "to play in worker processes")
+    games: list[GameResult] = []
+    if workers == 1:
+        agents = [spec if not isinstance(spec, str)
+                  else make_agent(spec, game, **options_for(spec, agent_options))
+                  for spec in agent_specs]
+        n = len(agents)
+        for index in range(num_games):
+            dice_seed, agent_seeds = game_seeds(seed, index, n)
+            result = play_game(game, agents, names, index, rotation(index, n), dice_seed,
+                               agent_seeds, env_config, record)
+            games.append(result)
+            if progress:
+                progress(result)
+    else:
+        for spec in agent_specs:  # fail here, with one clear error, not inside a worker
+            make_agent(spec, game, **options_for(spec, agent_options))
+        tasks = [_Task(dict(env_config), tuple(agent_specs), agent_options, index, seed, record)
+                 for index in range(num_games)]
+        context = multiprocessing.get_context("spawn")
+        with context.Pool(min(workers, num_games)) as pool:
+            for result in pool.imap(_play_task, tasks):
+                games.append(result)
+                if progress:
+                    progress(result)
+    result = MatchResult(dict(env_config), names, games)
+    result.summaries = summarize(names, games)
+    result.ratings = rate([result])
+    return result
+
+
+def summarize(names: Sequence[str], games: Sequence[GameResult]) -> list[AgentSummary]:
+    """Wins (positive return), draws (zero) and losses (negative) per lineup agent."""
+    summaries = []
+    for i, name in enumerate(names):
+        returns = [g.agent_returns()[i] for g in games]
+        wins = sum(r > 0 for r in returns)
+        draws = sum(r == 0 for r in returns)
+        share = sum(1.0 / sum(r > 0 for r in g.returns)
+                    for g, r in zip(games, returns, strict=True) if r > 0)
+        low, high = wilson_interval(wins, len(games))
+        moves = sum(g.moves[i] for g in games)
+        seconds = sum(g.think_seconds[i] for g in games)
+        summaries.append(AgentSummary(
+            name, len(games), wins, draws, len(games) - wins - draws,
+            share / len(games) if games else 0.0,
+            float(np.mean(returns)) if returns else 0.0, low, high,
+            seconds / moves if moves else 0.0))
+    return summaries
+
+
+def pairwise_results(matches: Sequence[MatchResult]) -> tuple[list[str], np.ndarray,
+                                                               np.ndarray]:
+    """Two-player matches as matrices over the agent names (sorted): ``scores[i, j]`` is what
+    ``i`` scored against ``j`` (a win 1, a draw 1/2) in ``games[i, j]`` games."""
+    names = sorted({name for m in matches for name in m.names})
+    position = {name: i for i, name in enumerate(names)}
+    scores = np.zeros((len(names), len(names)))
+    games = np.zeros((len(names), len(names)))
+    for match in matches:
+        a, b = (position[name] for name in match.names)
+        for g in match.games:
+            ra, rb = g.agent_returns()
+            score = 1.0 if ra > rb else 0.5 if ra == rb else 0.0
+            scores[a, b] += score
+            scores[b, a] += 1.0 - score
+            games[a, b] += 1
+            games[b, a] += 1
+    return names, scores, games
+
+
+def rate(matches: Sequence[MatchResult]) -> list[Rating]:
+    """Ratings of every agent name across matches of one game: Bradley–Terry (Elo scale) for
+    two players, openskill for more. Best first."""
+    if len(matches[0].names) == 2:
+        ratings = bradley_terry(*pairwise_results(matches))
+    else:
+        names = sorted({name for m in matches for name in m.names})
+        position = {name: i for i, name in enumerate(names)}
+        results = [([position[name] for name in match.names], g.agent_returns())
+                   for match in matches for g in match.games]
+        ratings = openskill_ratings(names, results)
+    return sorted(ratings, key=lambda r: -r.rating)

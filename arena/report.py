@@ -1,0 +1,146 @@
+"""What an evaluation shows and writes: rich tables, JSON and CSV results, and a PNG chart
+(ratings with their intervals, and for two-player games the pairwise score heatmap)."""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Sequence
+from dataclasses import asdict
+from pathlib import Path
+
+import numpy as np
+from rich.table import Table
+
+from arena.match import MatchResult, pairwise_results
+from arena.stats import Rating
+
+
+def results_table(result: MatchResult, title: str | None = None) -> Table:
+    """One row per agent of a match: W/D/L, win rate with its 95% Wilson interval, win share
+    (shared wins split), mean return, rating and thinking time per move."""
+    two_players = len(result.names) == 2
+    table = Table(title=title or " vs ".join(result.names))
+    for column in ("agent", "games", "W", "D", "L", "win % [95% CI]", "win share",
+                   "mean return", "rating [95% CI]", "ms/move"):
+        table.add_column(column, justify="left" if column == "agent" else "right")
+    ratings = {r.name: r for r in result.ratings}
+    for s in result.summaries:
+        rating = ratings.get(s.name)
+        table.add_row(
+            s.name, str(s.games), str(s.wins), str(s.draws), str(s.losses),
+            f"{100 * s.win_rate:.1f} [{100 * s.win_low:.1f}, {100 * s.win_high:.1f}]",
+            f"{s.win_share:.3f}", f"{s.mean_return:+.3f}",
+            _format_rating(rating, elo=two_players), f"{1000 * s.seconds_per_move:.2f}")
+    return table
+
+
+def ratings_table(ratings: Sequence[Rating], elo: bool, title: str = "ratings") -> Table:
+    table = Table(title=title)
+    table.add_column("agent")
+    table.add_column("Elo (Bradley-Terry) [95% CI]" if elo else "openskill mu [95% CI]",
+                     justify="right")
+    for r in ratings:
+        table.add_row(r.name, _format_rating(r, elo))
+    return table
+
+
+def _format_rating(rating: Rating | None, elo: bool) -> str:
+    if rating is None:
+        return "-"
+    digits = 0 if elo else 1
+    return f"{rating.rating:.{digits}f} [{rating.low:.{digits}f}, {rating.high:.{digits}f}]"
+
+
+def match_summary(result: MatchResult) -> dict:
+    """A match as plain data: lineup, per-agent summaries (win rate added), truncations."""
+    agents = []
+    for s in result.summaries:
+        row = asdict(s)
+        row["win_rate"] = s.win_rate
+        agents.append(row)
+    return {
+        "lineup": result.names,
+        "games": len(result.games),
+        "truncated": sum(g.truncated for g in result.games),
+        "mean_turns": float(np.mean([g.turns for g in result.games])),
+        "agents": agents,
+    }
+
+
+def write_json(path: Path, env_config: dict, settings: dict, matches: Sequence[MatchResult],
+               ratings: Sequence[Rating]) -> None:
+    data = {
+        "env": env_config,
+        "settings": settings,
+        "matches": [match_summary(m) for m in matches],
+        "ratings": [asdict(r) for r in ratings],
+        "games": [
+            {"lineup": m.names, "index": g.index, "seats": [m.names[a] for a in g.seats],
+             "returns": g.returns, "turns": g.turns, "truncated": g.truncated}
+            for m in matches for g in m.games
+        ],
+    }
+    path.write_text(json.dumps(data, indent=2))
+
+
+CSV_COLUMNS = ("lineup", "agent", "games", "wins", "draws", "losses", "win_rate", "win_low",
+               "win_high", "win_share", "mean_return", "seconds_per_move")
+
+
+def write_csv(path: Path, matches: Sequence[MatchResult]) -> None:
+    """One row per agent per match."""
+    with open(path, "w", newline="") as file:
+        writer = csv.DictWriter(file, fieldnames=CSV_COLUMNS)
+        writer.writeheader()
+        for m in matches:
+            for row in match_summary(m)["agents"]:
+                writer.writerow({"lineup": " vs ".join(m.names),
+                                 **{k: row[k] for k in CSV_COLUMNS if k in row}})
+
+
+def pairwise_scores(matches: Sequence[MatchResult]) -> tuple[list[str], np.ndarray]:
+    """``scores[i, j]`` = i's score rate against j (a win 1, a draw 1/2), NaN where they did not
+    meet."""
+    names, points, games = pairwise_results(matches)
+    return names, np.where(games > 0, points / np.maximum(games, 1), np.nan)
+
+
+def write_chart(path: Path, title: str, matches: Sequence[MatchResult],
+                ratings: Sequence[Rating]) -> None:
+    """Ratings with 95% intervals; beside them, for two-player games, the pairwise score
+    heatmap."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    two_players = len(matches[0].names) == 2
+    figure, axes = plt.subplots(1, 2 if two_players else 1, figsize=(12 if two_players else 6,
+                                                                     4.5), squeeze=False)
+    ax = axes[0, 0]
+    order = list(reversed(ratings))
+    values = [r.rating for r in order]
+    ax.errorbar(values, range(len(order)),
+                xerr=[[r.rating - r.low for r in order], [r.high - r.rating for r in order]],
+                fmt="o", capsize=4)
+    ax.set_yticks(range(len(order)), [r.name for r in order])
+    ax.set_xlabel("Elo (Bradley-Terry), 95% interval" if two_players
+                  else "openskill mu, 95% interval")
+    ax.grid(axis="x", alpha=0.3)
+    if two_players:
+        names, scores = pairwise_scores(matches)
+        ax = axes[0, 1]
+        image = ax.imshow(scores, vmin=0, vmax=1, cmap="RdYlGn")
+        ax.set_xticks(range(len(names)), names, rotation=30, ha="right")
+        ax.set_yticks(range(len(names)), names)
+        for i in range(len(names)):
+            for j in range(len(names)):
+                if not np.isnan(scores[i, j]):
+                    ax.text(j, i, f"{scores[i, j]:.2f}", ha="center", va="center")
+        ax.set_title("score of row vs column")
+        figure.colorbar(image, ax=ax)
+    figure.suptitle(title)
+    figure.tight_layout()
+    figure.savefig(path, dpi=100)
+    plt.close(figure)

@@ -1,0 +1,98 @@
+"""The numbers a match is judged by: Wilson score intervals for win rates, Bradley–Terry ratings
+on the Elo scale with standard errors for two-player games, and openskill (Plackett–Luce)
+ratings for games of three or four."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+Z95 = 1.959963984540054
+"""The two-sided 95% quantile of the standard normal distribution."""
+ELO_PER_NATURAL_UNIT = 400.0 / math.log(10.0)
+"""Elo points per unit of the Bradley–Terry log-strength: 400 Elo = a factor 10 in odds."""
+
+
+def wilson_interval(successes: float, trials: int, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval for a binomial proportion (well-behaved at 0% and 100%, unlike
+    the normal approximation). No trials: the whole range (0, 1)."""
+    if trials <= 0:
+        return 0.0, 1.0
+    p = successes / trials
+    z2 = z * z
+    centre = (p + z2 / (2 * trials)) / (1 + z2 / trials)
+    half = z / (1 + z2 / trials) * math.sqrt(p * (1 - p) / trials + z2 / (4 * trials * trials))
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+@dataclass(frozen=True)
+class Rating:
+    name: str
+    rating: float
+    low: float
+    high: float
+    """``rating`` and its 95% interval."""
+
+
+def bradley_terry(names: Sequence[str], scores: np.ndarray, games: np.ndarray,
+                  prior_draws: float = 1.0, iterations: int = 10_000,
+                  tolerance: float = 1e-10) -> list[Rating]:
+    """Maximum-likelihood Bradley–Terry ratings on the Elo scale, centred on mean 0.
+
+    ``scores[i, j]`` is what ``i`` scored against ``j`` (a win 1, a draw 0.5) over
+    ``games[i, j] == games[j, i]`` games. ``prior_draws`` virtual draws are added to every pair
+    that played, so an agent that never lost still gets a finite rating (0 = plain maximum
+    likelihood). Fitted with Hunter's MM algorithm; intervals are ±1.96 standard errors from the
+    observed Fisher information under the sum-to-zero constraint.
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    games = np.asarray(games, dtype=np.float64)
+    played = games > 0
+    scores = scores + 0.5 * prior_draws * played
+    games = games + prior_draws * played
+    wins = scores.sum(axis=1)
+    if np.any(wins <= 0):
+        raise ValueError("Bradley-Terry needs every agent to score at least once "
+                         "(use prior_draws > 0)")
+    strength = np.ones(len(names))
+    for _ in range(iterations):
+        denominator = (games / (strength[:, None] + strength[None, :])).sum(axis=1)
+        updated = wins / denominator
+        updated /= math.exp(np.log(updated).mean())
+        if np.max(np.abs(np.log(updated) - np.log(strength))) < tolerance:
+            strength = updated
+            break
+        strength = updated
+    theta = np.log(strength)
+    p = strength[:, None] / (strength[:, None] + strength[None, :])
+    information = games * p * p.T
+    hessian = np.diag(information.sum(axis=1)) - information
+    covariance = np.linalg.pinv(hessian)
+    errors = np.sqrt(np.clip(np.diag(covariance), 0, None))
+    return [Rating(name, float(ELO_PER_NATURAL_UNIT * t),
+                   float(ELO_PER_NATURAL_UNIT * (t - Z95 * e)),
+                   float(ELO_PER_NATURAL_UNIT * (t + Z95 * e)))
+            for name, t, e in zip(names, theta, errors, strict=True)]
+
+
+def openskill_ratings(names: Sequence[str], results: Sequence[tuple[Sequence[int],
+                                                                    Sequence[float]]]
+                      ) -> list[Rating]:
+    """Plackett–Luce ratings (openskill) from multiplayer results, updated game by game in the
+    given order. Each result is ``(participants, returns)``: indices into ``names`` and their
+    returns; a higher return ranks higher, equal returns tie. The interval is mu ± 1.96 sigma."""
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    ratings = [model.rating(name=name) for name in names]
+    for participants, returns in results:
+        teams = [[ratings[i]] for i in participants]
+        scores = [float(r) for r in returns]
+        updated = model.rate(teams, scores=scores)
+        for i, team in zip(participants, updated, strict=True):
+            ratings[i] = team[0]
+    return [Rating(name, r.mu, r.mu - Z95 * r.sigma, r.mu + Z95 * r.sigma)
+            for name, r in zip(names, ratings, strict=True)]
