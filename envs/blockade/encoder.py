@@ -33,62 +33,65 @@ FLIPS = {"NW": (False, False), "NE": (False, True), "SE": (True, True), "SW": (T
 class Encoder:
     def __init__(self, game: Game):
         self.game = game
-        n = game.num_players
-        self.shape = (4 * n + 11, game.rows, game.cols)
+        n, rows, cols = game.num_players, game.rows, game.cols
+        self.shape = (4 * n + 11, rows, cols)
         self._flips = [FLIPS[corner] for corner in game.corners]
         self._perms = [self._action_permutation(*flip) for flip in self._flips]
-        # Goal planes need no per-state work: precompute them in board coordinates.
-        self._goal_planes = np.zeros((n, game.rows, game.cols), dtype=np.float32)
-        for p in range(n):
-            for x in game.goal_cells[p]:
-                self._goal_planes[p][game.coords(x)] = 1.0
-        self._edge_bits = np.array([UP, DOWN, LEFT, RIGHT], dtype=np.uint8)[:, None, None]
+        # Everything that depends on the seat only is precomputed in view coordinates: the
+        # goal planes, where each board cell lands, the direction bits swapped by the mirror,
+        # and which board anchor each view anchor shows.
+        self._templates, self._view_cell, self._board_cell, self._edge_lut = [], [], [], []
+        self._board_wall, self._view_wall = [], []
+        cells = np.arange(game.num_cells).reshape(rows, cols)
+        for player, (flip_rows, flip_cols) in enumerate(self._flips):
+            view = cells[::-1 if flip_rows else 1, ::-1 if flip_cols else 1]
+            board_cell = view.reshape(-1)  # view cell i shows board cell board_cell[i]
+            view_cell = np.argsort(board_cell)
+            template = np.zeros(self.shape, dtype=np.float32)
+            for i in range(n):
+                goals = [view_cell[x] for x in game.goal_cells[(player + i) % n]]
+                template[n + i].reshape(-1)[goals] = 1.0
+            lut = np.arange(256, dtype=np.uint8)
+            if flip_rows:
+                lut = _swap_bits(lut, UP, DOWN)
+            if flip_cols:
+                lut = _swap_bits(lut, LEFT, RIGHT)
+            walls = self._perms[player][NUM_MOVE_ACTIONS:] - NUM_MOVE_ACTIONS
+            self._templates.append(template)
+            self._view_cell.append(view_cell)
+            self._board_cell.append(board_cell)
+            self._edge_lut.append(lut)
+            self._board_wall.append(walls)  # view wall w shows board wall walls[w]
+            self._view_wall.append(np.argsort(walls))
+        self._edge_bits = np.array([UP, DOWN, LEFT, RIGHT], dtype=np.uint8)[:, None]
 
     def encode(self, state, player: int) -> np.ndarray:
         game = self.game
         n, rows, cols = game.num_players, game.rows, game.cols
-        flip_rows, flip_cols = self._flips[player]
-        planes = np.zeros(self.shape, dtype=np.float32)
-        seats = [(player + i) % n for i in range(n)]
-        flat = planes[:n].reshape(n, -1)
-        for i, p in enumerate(seats):
-            flat[i, state.pawns[2 * p]] = 1.0
-            flat[i, state.pawns[2 * p + 1]] = 1.0
-            planes[n + i] = self._goal_planes[p]
-        open_ = np.frombuffer(state.open, dtype=np.uint8).reshape(rows, cols)
-        planes[2 * n: 2 * n + 4] = (open_ & self._edge_bits) == 0
-        anchors = game.anchors_per_orientation
-        placed = np.zeros(2 * anchors, dtype=np.float32)
-        placed[state.walls] = 1.0
-        planes[2 * n + 4: 2 * n + 6, 1:, 1:] = placed.reshape(2, rows - 1, cols - 1)
-        planes[2 * n + 6: 2 * n + 8, 1:, 1:] = state.wall_free.reshape(2, rows - 1, cols - 1)
+        planes = self._templates[player].copy()
+        view_cell = self._view_cell[player]
+        flat = planes.reshape(planes.shape[0], -1)
+        for i in range(n):
+            p = (player + i) % n
+            flat[i, view_cell[state.pawns[2 * p]]] = 1.0
+            flat[i, view_cell[state.pawns[2 * p + 1]]] = 1.0
+        open_ = np.frombuffer(state.open, dtype=np.uint8)[self._board_cell[player]]
+        flat[2 * n: 2 * n + 4] = (self._edge_lut[player][open_] & self._edge_bits) == 0
+        anchors = planes[2 * n + 4: 2 * n + 8, 1:, 1:]
+        placed = np.zeros(2 * game.anchors_per_orientation, dtype=np.float32)
+        placed[self._view_wall[player][state.walls]] = 1.0
+        anchors[0:2] = placed.reshape(2, rows - 1, cols - 1)
+        anchors[2:4] = state.wall_free[self._board_wall[player]].reshape(2, rows - 1, cols - 1)
         supply = game.walls_per_orientation or 1
-        for i, p in enumerate(seats):
-            planes[2 * n + 8 + 2 * i] = state.walls_left[2 * p] / supply
-            planes[2 * n + 9 + 2 * i] = state.walls_left[2 * p + 1] / supply
-        np.clip(planes[2 * n + 8: 4 * n + 8], 0.0, 1.0, out=planes[2 * n + 8: 4 * n + 8])
-        planes[4 * n + 8] = float(state.current_player() == player)
-        planes[4 * n + 9] = float(state.phase == 1)
-        planes[4 * n + 10] = min(state.turn / game.max_turns, 1.0)
-        return self._flip(planes, flip_rows, flip_cols)
-
-    def _flip(self, planes: np.ndarray, flip_rows: bool, flip_cols: bool) -> np.ndarray:
-        if not (flip_rows or flip_cols):
-            return planes
-        n = self.game.num_players
-        anchor = slice(2 * n + 4, 2 * n + 8)
-        # Anchors live on interior grid points: (r, c) mirrors to (rows - r, c), one off from
-        # the cell mirror r -> rows - 1 - r, so their region is mirrored on its own.
-        anchors = planes[anchor, 1:, 1:]
-        out = planes[:, ::-1 if flip_rows else 1, ::-1 if flip_cols else 1].copy()
-        out[anchor, 1:, 1:] = anchors[:, ::-1 if flip_rows else 1, ::-1 if flip_cols else 1]
-        out[anchor, 0, :] = 0.0
-        out[anchor, :, 0] = 0.0
-        if flip_rows:
-            out[[2 * n, 2 * n + 1]] = out[[2 * n + 1, 2 * n]]
-        if flip_cols:
-            out[[2 * n + 2, 2 * n + 3]] = out[[2 * n + 3, 2 * n + 2]]
-        return out
+        scalars = [
+            min(state.walls_left[2 * ((player + i) % n) + o] / supply, 1.0)
+            for i in range(n) for o in range(2)
+        ]
+        scalars.append(float(state.current_player() == player))
+        scalars.append(float(state.phase == 1))
+        scalars.append(min(state.turn / game.max_turns, 1.0))
+        flat[2 * n + 8:] = np.array(scalars, dtype=np.float32)[:, None]
+        return planes
 
     def view_to_board_actions(self, player: int) -> np.ndarray:
         """Permutation ``p`` with ``board_action = p[view_action]`` for ``player``'s view."""
@@ -104,7 +107,15 @@ class Encoder:
             perm[k] = 12 * pawn + MOVE_OFFSETS.index((sr * dr, sc * dc))
         for w in range(2 * game.anchors_per_orientation):
             o, r, c = game.wall_of_index(w)
+            # Anchors live on interior grid points: (r, c) mirrors to (rows - r, c).
             r = game.rows - r if flip_rows else r
             c = game.cols - c if flip_cols else c
             perm[NUM_MOVE_ACTIONS + w] = NUM_MOVE_ACTIONS + game.wall_index(o, r, c)
         return perm
+
+
+def _swap_bits(values: np.ndarray, a: int, b: int) -> np.ndarray:
+    """``values`` with bits ``a`` and ``b`` exchanged."""
+    has_a, has_b = (values & a) != 0, (values & b) != 0
+    out = values & ~np.uint8(a | b)
+    return out | np.where(has_a, b, 0).astype(np.uint8) | np.where(has_b, a, 0).astype(np.uint8)
