@@ -29,6 +29,8 @@ global (offset ``n * 276``):
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from envs.nobles.engine import GUARDS_PER_PLAYER, HOME, HOME_PATH_START, TRACK_TILES, Game, State
@@ -66,6 +68,9 @@ class Encoder:
                         off = 0 if p == 0 else p - HOME_PATH_START + 1
                         self._guard_base[me, other, p] = base + _GUARD_OFF + off
                         self._noble_index[me, other, p] = base + _NOBLE_OFF + off
+        # Nested lists: indexing them with Python ints is faster than numpy scalar indexing.
+        self._guard_base = self._guard_base.tolist()
+        self._noble_index = self._noble_index.tolist()
         self._identity = np.arange(game.num_actions, dtype=np.int64)
 
     def encode(self, state: State, player: int) -> np.ndarray:
@@ -75,19 +80,19 @@ class Encoder:
         noble_index = self._noble_index[player]
         my_score = state.scores[player]
         for other in range(n):
-            obs[noble_index[other, state.nobles[other]]] = 1.0
+            obs[noble_index[other][state.nobles[other]]] = 1.0
             row = state.guards[other]
             for p in set(row):
                 count = row.count(p)
-                base = guard_base[other, p]
+                base = guard_base[other][p]
                 if 1 <= p <= TRACK_TILES:
                     obs[base:base + count] = 1.0
                 else:
                     obs[base] = count / GUARDS_PER_PLAYER
             j = (other - player) % n
             score = state.scores[other]
-            obs[j * SLOT + _SCORE] = 0.5 + 0.5 * np.tanh(score / SCORE_SCALE)
-            obs[j * SLOT + _SCORE + 1] = 0.5 + 0.5 * np.tanh((score - my_score) / SCORE_SCALE)
+            obs[j * SLOT + _SCORE] = 0.5 + 0.5 * math.tanh(score / SCORE_SCALE)
+            obs[j * SLOT + _SCORE + 1] = 0.5 + 0.5 * math.tanh((score - my_score) / SCORE_SCALE)
         g = self._global
         if not state.is_terminal():
             if state.roll is not None:

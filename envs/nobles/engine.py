@@ -129,6 +129,17 @@ class Game:
             tuple(tile_of(seat, p) if 1 <= p <= TRACK_TILES else 0 for p in range(HOME + 1))
             for seat in self.seats
         )
+        # frames[other][player][p]: player's progress of the tile at other's progress p (0 off
+        # the main track); open_ground[player][q]: main-track progress q is not a Castle.
+        self.frames = tuple(
+            tuple(tuple(progress_of(seat, tile) if tile else 0 for tile in self.tiles[other])
+                  for seat in self.seats)
+            for other in range(num_players)
+        )
+        self.open_ground = tuple(
+            tuple(bool(tile) and tile not in CASTLES for tile in self.tiles[player])
+            for player in range(num_players)
+        )
 
     def __repr__(self) -> str:
         return (f"nobles.Game(num_players={self.num_players}, mode={self.mode!r}, "
@@ -282,13 +293,14 @@ class State:
     def apply_action(self, action: int) -> None:
         if self._over:
             raise IllegalActionError(f"action {action!r}: the game is over")
+        if type(action) is not int:
+            action = check_action(action, NUM_ACTIONS)
         if self.roll is None:
             value = check_action(action, 13)
             if value < 2:
                 raise IllegalActionError(f"roll {value} is not a 2d6 sum (2..12)")
             self._set_roll(value)
             return
-        action = check_action(action, NUM_ACTIONS)
         move = self._moves.get(action)
         if move is None:
             raise IllegalActionError(
@@ -314,38 +326,40 @@ class State:
         if self.turn >= self.game.max_turns:
             self._over = True
 
-    def _blockades(self, player: int) -> tuple[dict[int, tuple[int, int]], frozenset[int]]:
-        """For ``player``'s movers: the largest opponent Guard group (size, owner) on each tile
-        where it blocks (not on Castles, not on the player's entering tile), and the tiles where
-        the player's own Guards stop its Noble (the main track except Castles)."""
-        tiles = self.game.tiles
-        entering = tiles[player][1]
-        groups: dict[int, tuple[int, int]] = {}
+    def _blockades(self, player: int) -> tuple[list[tuple[int, int, int]], list[int]]:
+        """For ``player``'s movers, in its own progress frame: the opponent Guard groups that
+        can blockade, as (progress, size, owner) sorted by progress (not on Castles, not on the
+        player's entering tile, progress 1), and the progresses where its own Guards stop its
+        Noble (the main track except Castles)."""
+        game = self.game
+        open_ground = game.open_ground[player]
+        blocks = []
         for other, row in enumerate(self.guards):
             if other == player:
                 continue
-            counts: dict[int, int] = {}
-            for p in row:
-                tile = tiles[other][p]
-                if tile:
-                    counts[tile] = counts.get(tile, 0) + 1
-            for tile, count in counts.items():
-                if (count >= 2 and tile not in CASTLES and tile != entering
-                        and count > groups.get(tile, (0, -1))[0]):
-                    groups[tile] = (count, other)
-        own = frozenset(t for t in (tiles[player][p] for p in self.guards[player])
-                        if t and t not in CASTLES)
-        return groups, own
+            frame = game.frames[other][player]
+            i = 0
+            while i < GUARDS_PER_PLAYER:  # rows are sorted: a group is a run of equal entries
+                j = i + 1
+                while j < GUARDS_PER_PLAYER and row[j] == row[i]:
+                    j += 1
+                if j - i >= 2:
+                    q = frame[row[i]]
+                    if q > 1 and open_ground[q]:
+                        blocks.append((q, j - i, other))
+                i = j
+        blocks.sort()
+        own = sorted({p for p in self.guards[player] if open_ground[p]})
+        return blocks, own
 
     def _find_moves(self) -> dict[int, Move]:
         player = self.to_move
         roll = self.roll
-        tiles = self.game.tiles[player]
-        groups, own = self._blockades(player)
+        blocks, own = self._blockades(player)
         moves: dict[int, Move] = {}
         noble = self.nobles[player]
         if noble < HOME:
-            move = _walk(tiles, noble, roll, 1, groups, own)
+            move = _walk(noble, roll, 1, blocks, own)
             if move is not None:
                 moves[NOBLE_ACTION] = move
         row = self.guards[player]
@@ -353,7 +367,7 @@ class State:
             if p == HOME:
                 continue
             for k in range(1, row.count(p) + 1):
-                move = _walk(tiles, p, roll, k, groups, None)
+                move = _walk(p, roll, k, blocks, None)
                 if move is not None:
                     moves[guard_action(p, k)] = move
         return moves
@@ -472,27 +486,28 @@ class State:
         return f"nobles.State({self.to_dict()!r})"
 
 
-def _walk(tiles, start: int, roll: int, size: int, groups: dict[int, tuple[int, int]],
-          own: frozenset[int] | None) -> Move | None:
+def _walk(start: int, roll: int, size: int, blocks: list[tuple[int, int, int]],
+          own: list[int] | None) -> Move | None:
     """Move a mover of ``size`` pieces ``roll`` steps from ``start``: it stops at Home, or on
-    the tile before a blockade. ``own`` (the Noble only) are tiles its own Guards block. None
-    when it cannot advance even one step."""
-    need = max(2, size) if size <= 3 else 5  # smallest opponent group that blocks; 4 never
-    for step in range(1, roll + 1):
-        p = start + step
-        if p == HOME:
-            return Move(start, HOME, size, 0, -1)
-        tile = tiles[p]
-        if not tile:
-            continue
-        group = groups.get(tile)
-        if group is not None and group[0] >= need:
-            blocker = group[1]
-        elif own is not None and tile in own:
-            blocker = -1
-        else:
-            continue
-        if step == 1:
-            return None
-        return Move(start, p - 1, size, roll - step + 1, blocker)
-    return Move(start, start + roll, size, 0, -1)
+    the tile before the first blockade that stops it. ``own`` (the Noble only) are the
+    progresses where its own Guards block it; where they share a tile with an opponent
+    blockade, the opponent's counts. None when it cannot advance even one step."""
+    end = min(start + roll, HOME)
+    stop, blocker = end, -1
+    if size < 4:  # a moving group of four is never blockaded
+        need = max(2, size)  # the smallest opponent group that stops it
+        for q, group, owner in blocks:
+            if q > end:
+                break
+            if q > start and group >= need:
+                stop, blocker = q - 1, owner
+                break
+    if own is not None:
+        for q in own:
+            if q > start:
+                if q <= stop:
+                    stop, blocker = q - 1, -1
+                break
+    if stop == start:
+        return None
+    return Move(start, stop, size, 0 if stop == HOME else start + roll - stop, blocker)

@@ -216,15 +216,18 @@ def draw(state) -> np.ndarray:
 
 
 def _draw_yard(pen, state, player, c0, r0, font) -> None:
+    """The Yard's name, and its Noble and Guard stack one cell wide each, side by side."""
     x0, y0 = c0 * CELL, r0 * CELL
-    in_yard = state.guards[player].count(0)
-    tokens = [(player, state.nobles[player] == 0, in_yard)] if state.nobles[player] == 0 or \
-        in_yard else []
     pen.text((x0 + 8, y0 + 6), f"Yard {PLAYER_COLOR_NAMES[player]}", fill=(40, 40, 40),
              font=font)
-    if tokens:
-        _draw_tokens(pen, (x0 + 2 * CELL, y0 + 2 * CELL, x0 + 4 * CELL, y0 + 4 * CELL),
-                     tokens, font)
+    top = y0 + 2.5 * CELL
+    if state.nobles[player] == 0:
+        _draw_tokens(pen, (x0 + 2 * CELL, top, x0 + 3 * CELL, top + CELL), [(player, True, 0)],
+                     font)
+    guards = state.guards[player].count(0)
+    if guards:
+        _draw_tokens(pen, (x0 + 3 * CELL, top, x0 + 4 * CELL, top + CELL),
+                     [(player, False, guards)], font)
 
 
 def _draw_tokens(pen, cell_box, tokens, font) -> None:
@@ -243,7 +246,9 @@ def _draw_tokens(pen, cell_box, tokens, font) -> None:
     for i, (player, label) in enumerate(discs):
         cx = x0 + (i % per_row + 0.5) * w
         cy = top + (i // per_row + 0.5) * w
-        radius = w * 0.4
+        radius = w * 0.36
+        if len(discs) == 1:  # leave the tile number in the corner readable
+            cx, cy = cx + 0.06 * w, cy + 0.06 * w
         ring = (212, 175, 55) if label == "N" else (30, 30, 30)
         pen.ellipse((cx - radius, cy - radius, cx + radius, cy + radius),
                     fill=PLAYER_COLORS[player], outline=ring, width=3 if label == "N" else 1)
