@@ -1,0 +1,26 @@
+"""Train an agent by self-play: ``python train.py`` (AlphaZero on 2-player Blockade), e.g.
+``python train.py env=nobles env.num_players=4 algo.iterations=50`` or
+``python train.py resume=outputs/train/.../checkpoints/last.pt``. See docs/training.md."""
+
+import sys
+
+import hydra
+from hydra.core.hydra_config import HydraConfig
+from omegaconf import DictConfig
+
+
+@hydra.main(config_path="configs", config_name="config", version_base="1.3")
+def main(cfg: DictConfig) -> None:
+    from training.checkpoint import CheckpointError
+    from training.run import run
+
+    hydra_cfg = HydraConfig.get()
+    try:
+        run(cfg, hydra_cfg.runtime.output_dir, list(hydra_cfg.overrides.task))
+    except (CheckpointError, ValueError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        sys.exit(2)
+
+
+if __name__ == "__main__":
+    main()

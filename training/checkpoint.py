@@ -1,0 +1,175 @@
+"""Checkpoint files for every algorithm, and the trained policy they hold.
+
+A checkpoint is one ``torch.save`` dict of plain data and tensors (so it loads with
+``weights_only=True``: no code runs on load): ``format`` and ``version``, ``algo``, the full
+run ``config``, ``env_config``, ``model`` (architecture and weights), ``policy`` (how the
+trained agent acts), ``counters`` and whatever the algorithm needs to resume (optimiser, replay
+buffer, RNG states). It is written to a temporary file in the same folder and renamed over the
+target, so a crash never leaves a half-written checkpoint under the real name.
+
+:func:`load_policy` is what ``agents/checkpoint.py`` (``checkpoint:PATH`` agents) calls.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import torch
+
+import envs
+from models.evaluator import NetworkEvaluator
+from models.nets import ModelConfig, build_network
+from search.puct import SearchConfig, search
+from training.config import from_mapping, to_mapping
+
+FORMAT = "boardgame-rl-checkpoint"
+VERSION = 1
+REQUIRED = ("algo", "config", "env_config", "model", "policy", "counters")
+
+
+class CheckpointError(ValueError):
+    """A checkpoint file that is missing, corrupt, or does not fit this run."""
+
+
+def save_checkpoint(path: str | Path, payload: dict) -> Path:
+    """Write ``payload`` (with format and version added) atomically to ``path``."""
+    path = Path(path)
+    missing = [k for k in REQUIRED if k not in payload]
+    if missing:
+        raise ValueError(f"checkpoint payload lacks {', '.join(missing)}")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            torch.save({"format": FORMAT, "version": VERSION, **payload}, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def load_checkpoint(path: str | Path) -> dict:
+    """The payload of a checkpoint, validated; :class:`CheckpointError` with one clear line for
+    a missing, corrupt, foreign or incompatible file."""
+    path = Path(path)
+    if not path.is_file():
+        raise CheckpointError(f"checkpoint not found: {path}")
+    try:
+        payload = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as error:  # torch raises many kinds for a damaged file
+        reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise CheckpointError(f"checkpoint {path} is corrupt or not a checkpoint "
+                              f"({reason})") from None
+    if not isinstance(payload, dict) or payload.get("format") != FORMAT:
+        raise CheckpointError(f"{path} is not a {FORMAT} file")
+    if payload.get("version") != VERSION:
+        raise CheckpointError(f"checkpoint {path} has format version {payload.get('version')}, "
+                              f"this code reads version {VERSION}")
+    missing = [k for k in REQUIRED if k not in payload]
+    if missing:
+        raise CheckpointError(f"checkpoint {path} is incomplete: no {', '.join(missing)}")
+    return payload
+
+
+def model_payload(net: torch.nn.Module, obs_shape, num_actions: int, num_players: int,
+                  config: ModelConfig) -> dict:
+    return {"config": to_mapping(config), "obs_shape": [int(d) for d in obs_shape],
+            "num_actions": int(num_actions), "num_players": int(num_players),
+            "weights": {k: v.detach().clone() for k, v in net.state_dict().items()}}
+
+
+def build_model(model: dict, where: str = "checkpoint") -> torch.nn.Module:
+    """The network a checkpoint's ``model`` entry describes, with its weights loaded."""
+    config = from_mapping(ModelConfig, model["config"], "model")
+    net = build_network(tuple(model["obs_shape"]), model["num_actions"], model["num_players"],
+                        config)
+    try:
+        net.load_state_dict(model["weights"])
+    except RuntimeError as error:
+        raise CheckpointError(f"{where}: weights do not fit the network "
+                              f"({str(error).splitlines()[0]})") from None
+    return net.eval()
+
+
+def numpy_rng_state(rng: np.random.Generator) -> dict:
+    return rng.bit_generator.state
+
+
+def restore_numpy_rng(state: dict) -> np.random.Generator:
+    rng = np.random.default_rng()
+    rng.bit_generator.state = state
+    return rng
+
+
+def make_env_game(env_config: dict):
+    config = dict(env_config)
+    return envs.make_game(config.pop("name"), **config)
+
+
+class Policy:
+    """A trained network that plays: greedy over its policy (``simulations == 0``) or with a
+    noise-free PUCT/Gumbel search of ``simulations`` simulations."""
+
+    def __init__(self, env_config: dict, game, net: torch.nn.Module, simulations: int,
+                 search_config: SearchConfig | None = None):
+        self.env_config = dict(env_config)
+        self.game = game
+        self.net = net
+        self.simulations = simulations
+        self.search_config = search_config or SearchConfig()
+        if simulations:
+            self.search_config = SearchConfig(**{**to_mapping(self.search_config),
+                                                 "simulations": simulations})
+        encoder = envs.game_module(game.name).Encoder(game)
+        self.evaluator = NetworkEvaluator(net, encoder, game.num_players)
+        self.rng = np.random.default_rng(0)
+
+    def reset(self, seed: int) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, state) -> int:
+        mask = state.legal_actions_mask()
+        legal = np.flatnonzero(mask)
+        if len(legal) == 1:
+            return int(legal[0])
+        if not self.simulations:
+            logits, _ = self.evaluator([state])
+            return int(legal[np.argmax(logits[0][legal])])
+        result = search([state], self.evaluator, self.search_config, [self.rng],
+                        add_noise=False)[0]
+        if result.selected is not None:
+            return result.selected
+        return int(result.actions[np.argmax(result.visits)])
+
+
+def check_env_config(env_config: dict, game, where: str) -> None:
+    """``game`` must be the game ``env_config`` describes (defaults resolved on both sides)."""
+    config = dict(env_config)
+    name = config.pop("name", None)
+    if name != game.name:
+        raise CheckpointError(f"{where} was trained on {name!r}, not {game.name!r}")
+    trained = envs.make_game(name, **config)
+    for field in config:
+        if getattr(trained, field) != getattr(game, field):
+            raise CheckpointError(f"{where} was trained with {field}={getattr(trained, field)!r}"
+                                  f" but the game has {field}={getattr(game, field)!r}")
+
+
+def load_policy(path: str | Path, game=None) -> Policy:
+    """The trained agent of a checkpoint, for ``game`` (default: the game it was trained on)."""
+    payload = load_checkpoint(path)
+    env_config = payload["env_config"]
+    if game is None:
+        game = make_env_game(env_config)
+    else:
+        check_env_config(env_config, game, f"checkpoint {path}")
+    net = build_model(payload["model"], f"checkpoint {path}")
+    policy = payload["policy"]
+    search_config = from_mapping(SearchConfig, policy.get("search") or {}, "policy.search")
+    return Policy(env_config, game, net, int(policy["simulations"]), search_config)

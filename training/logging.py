@@ -1,0 +1,65 @@
+"""Weights & Biases logging for any algorithm: scalars, the config, checkpoints as artifacts,
+and sample games as GIFs. ``mode: disabled`` never imports wandb (tests stay fast and offline);
+``offline`` writes to disk for a later ``wandb sync``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+
+class RunLogger:
+    def __init__(self, logger_config: dict, run_config: dict, run_dir: str | Path,
+                 name: str | None = None):
+        self.mode = logger_config.get("mode", "disabled")
+        self.run = None
+        self.run_dir = Path(run_dir)
+        if self.mode == "disabled":
+            return
+        import wandb
+
+        directory = Path(logger_config.get("dir") or run_dir)
+        directory.mkdir(parents=True, exist_ok=True)
+        self._wandb = wandb
+        self.run = wandb.init(mode=self.mode, project=logger_config.get("project"),
+                              entity=logger_config.get("entity"),
+                              tags=list(logger_config.get("tags") or []), dir=str(directory),
+                              config=run_config, name=name, reinit="finish_previous")
+
+    @property
+    def enabled(self) -> bool:
+        return self.run is not None
+
+    def log(self, metrics: dict, step: int) -> None:
+        if self.run is not None and metrics:
+            self.run.log(metrics, step=step)
+
+    def log_game(self, key: str, frames: list[np.ndarray], step: int, fps: int = 2) -> Path | None:
+        """Write a game as a GIF in the run folder and log it (only when logging is on)."""
+        if self.run is None or not frames:
+            return None
+        import imageio.v2 as imageio
+
+        path = self.run_dir / "games" / f"{key.replace('/', '_')}_{step}.gif"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        imageio.mimsave(path, frames, duration=1000 / fps, loop=0)
+        self.run.log({key: self._wandb.Video(str(path), format="gif")}, step=step)
+        return path
+
+    def log_checkpoint(self, path: str | Path, name: str, metadata: dict | None = None) -> None:
+        if self.run is None:
+            return
+        artifact = self._wandb.Artifact(name, type="model", metadata=metadata or {})
+        artifact.add_file(str(path))
+        self.run.log_artifact(artifact)
+
+    def summary(self, values: dict) -> None:
+        if self.run is not None:
+            self.run.summary.update(values)
+
+    def finish(self) -> None:
+        if self.run is not None:
+            self.run.finish()
+            self.run = None

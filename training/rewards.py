@@ -1,0 +1,119 @@
+"""The sparse-reward remedy: adjudicated value targets for games that end without a result.
+
+Under Blockade's seed rule (``win_condition: both``) random play never reaches a win before the
+turn limit, so the returns of early self-play are all zero and the value head learns nothing.
+With ``adjudication: distance`` a game that is truncated by the engine, or cut short by the
+self-play move cap (``selfplay.max_moves``), is scored by how close each player is to winning:
+
+    D_i = shortest walking distance (single steps around walls, pawns ignored) for player i to
+          meet its win condition (both pawns on the two goal squares, or one pawn on either)
+    v_i = tanh((mean over j != i of D_j  -  D_i) / scale)
+
+so a player ahead in the race gets a positive value, graded by the margin. Real wins and losses
+keep their engine returns (+1 / -1/(n-1)), which stay larger than most adjudicated values. The
+same function scores truncated terminal nodes inside the search tree, so search and value
+targets agree. ``adjudication: none`` keeps the engine's returns (0 for a truncated game).
+
+Barricade and Nobles end at their turn limit with scores deciding, so their engine returns are
+never silent; for games cut by the move cap, Nobles is adjudicated by its combat-score lead.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+ADJUDICATIONS = ("none", "distance")
+
+
+@dataclass(frozen=True)
+class RewardConfig:
+    adjudication: str = "distance"
+    scale: float = 6.0
+
+    def __post_init__(self):
+        if self.adjudication not in ADJUDICATIONS:
+            raise ValueError(f"rewards.adjudication must be one of {ADJUDICATIONS}, "
+                             f"got {self.adjudication!r}")
+        if self.scale <= 0:
+            raise ValueError(f"rewards.scale must be positive, got {self.scale}")
+
+
+def _margins(scores: np.ndarray, scale: float) -> np.ndarray:
+    """tanh of each player's lead in ``scores`` (higher is better) over the others' mean."""
+    n = len(scores)
+    others = (scores.sum() - scores) / (n - 1)
+    return np.tanh((scores - others) / scale)
+
+
+def _walk_distances(game, state, source: int) -> list[int]:
+    """Single-step distances from ``source`` to every cell through open edges."""
+    far = game.num_cells
+    dist = [far] * game.num_cells
+    dist[source] = 0
+    queue = deque([source])
+    open_, neighbours = state.open, game.neighbours
+    while queue:
+        x = queue.popleft()
+        for direction, y in neighbours[x]:
+            if open_[x] & direction and dist[y] == far:
+                dist[y] = dist[x] + 1
+                queue.append(y)
+    return dist
+
+
+def blockade_race_distances(state) -> np.ndarray:
+    """D_i of every player: steps still needed to meet the win condition (walls respected)."""
+    game = state.game
+    totals = []
+    for p in range(game.num_players):
+        goals = sorted(game.goal_cells[p])
+        maps = [_walk_distances(game, state, g) for g in goals]  # walls are symmetric
+        a, b = state.pawns[2 * p], state.pawns[2 * p + 1]
+        if game.win_condition == "both":
+            total = min(maps[0][a] + maps[1][b], maps[1][a] + maps[0][b])
+        else:
+            total = min(m[x] for m in maps for x in (a, b))
+        totals.append(total)
+    return np.asarray(totals, dtype=np.float64)
+
+
+def _blockade(state, scale: float) -> np.ndarray:
+    return _margins(-blockade_race_distances(state), scale)
+
+
+def _nobles(state, scale: float) -> np.ndarray:
+    return _margins(np.asarray(state.to_dict()["scores"], dtype=np.float64), scale * 10.0)
+
+
+ADJUDICATORS: dict[str, Callable[[object, float], np.ndarray]] = {
+    "blockade": _blockade,
+    "nobles": _nobles,
+}
+"""Game name -> adjudicator(state, scale) giving a value vector for an unfinished game."""
+
+
+class Outcomes:
+    """Value of a finished or cut game for every player, with or without adjudication."""
+
+    def __init__(self, game, config: RewardConfig):
+        self.adjudicate = None
+        if config.adjudication == "distance":
+            if game.name not in ADJUDICATORS:
+                raise ValueError(f"no adjudicator for game {game.name!r} (have "
+                                 f"{', '.join(ADJUDICATORS)}); set algo.rewards.adjudication=none")
+            self.adjudicate = ADJUDICATORS[game.name]
+        self.scale = config.scale
+        self.num_players = game.num_players
+
+    def __call__(self, state) -> np.ndarray:
+        """Engine returns of a decided game; adjudicated values of a truncated or unfinished one
+        (zeros without adjudication)."""
+        if state.is_terminal() and not state.is_truncated():
+            return np.asarray(state.returns(), dtype=np.float64)
+        if self.adjudicate is None:
+            return np.zeros(self.num_players)
+        return self.adjudicate(state, self.scale)

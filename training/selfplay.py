@@ -1,0 +1,157 @@
+"""Self-play: many games at once in one process, each with its own search tree and generator,
+their leaf evaluations batched together through :func:`search.puct.search`.
+
+A game's course depends only on its seed and the network weights, never on which other games
+share the process or the batch, so any split of seeds over workers gives the same records.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from models.evaluator import NetworkEvaluator
+from search.puct import SearchConfig, search
+from training.replay import Samples
+from training.rewards import Outcomes
+
+
+@dataclass(frozen=True)
+class SelfPlayConfig:
+    concurrent_games: int = 32
+    temperature: float = 1.0
+    temperature_moves: int = 20
+    max_moves: int | None = None
+
+    def __post_init__(self):
+        if self.concurrent_games < 1:
+            raise ValueError(f"selfplay.concurrent_games must be >= 1, got {self.concurrent_games}")
+        if self.max_moves is not None and self.max_moves < 1:
+            raise ValueError(f"selfplay.max_moves must be >= 1 or null, got {self.max_moves}")
+
+
+@dataclass
+class GameRecord:
+    """One finished self-play game: its training samples and what is needed to replay it."""
+
+    seed: int
+    samples: Samples
+    outcome: np.ndarray  # value per player (engine returns, or adjudicated)
+    moves: int  # decisions played
+    cut: bool  # stopped by selfplay.max_moves before the game ended
+    truncated: bool  # ended by the engine's turn limit without a result
+    actions: list[int] = field(default_factory=list)  # every applied action, chance included
+    simulations: int = 0
+
+
+class _Game:
+    def __init__(self, game, seed: int):
+        self.seed = seed
+        self.rng = np.random.default_rng(seed)
+        self.state = game.new_initial_state()
+        self.actions: list[int] = []
+        self.obs, self.masks, self.policies, self.players = [], [], [], []
+        self.simulations = 0
+
+    def apply(self, action: int) -> None:
+        self.state.apply_action(action)
+        self.actions.append(action)
+        self.resolve_chance()
+
+    def resolve_chance(self) -> None:
+        """Roll the dice with the game's own generator up to the next decision."""
+        while self.state.is_chance_node():
+            outcomes, probs = zip(*self.state.chance_outcomes(), strict=True)
+            cum = np.cumsum(probs)
+            index = int(np.searchsorted(cum, self.rng.random() * cum[-1], side="right"))
+            self.state.apply_action(outcomes[index])
+            self.actions.append(outcomes[index])
+
+
+class SelfPlay:
+    """Plays self-play games with the given network; ``play(seeds)`` returns their records in
+    seed order."""
+
+    def __init__(self, game, encoder, net, search_config: SearchConfig, config: SelfPlayConfig,
+                 outcomes: Outcomes):
+        self.game = game
+        self.encoder = encoder
+        self.net = net
+        self.search_config = search_config
+        self.config = config
+        self.outcomes = outcomes
+        self.evaluator = NetworkEvaluator(net, encoder, game.num_players)
+
+    def set_weights(self, weights: dict) -> None:
+        self.net.load_state_dict(weights)
+
+    def play(self, seeds: list[int]) -> list[GameRecord]:
+        pending = deque(seeds)
+        active: list[_Game] = []
+        records: dict[int, GameRecord] = {}
+        while pending or active:
+            while pending and len(active) < self.config.concurrent_games:
+                g = _Game(self.game, pending.popleft())
+                g.resolve_chance()  # a game may open with a roll
+                active.append(g)
+            self._move(active)
+            still = []
+            for g in active:
+                cut = self.config.max_moves is not None and len(g.players) >= self.config.max_moves
+                if g.state.is_terminal() or cut:
+                    records[g.seed] = self._finish(g, cut)
+                else:
+                    still.append(g)
+            active = still
+        return [records[s] for s in seeds]
+
+    def _move(self, games: list[_Game]) -> None:
+        """One decision in every game: search where there is a choice, then act."""
+        masks = [g.state.legal_actions_mask() for g in games]
+        choice = [i for i, m in enumerate(masks) if m.sum() > 1]
+        results = dict(zip(choice, search([games[i].state for i in choice], self.evaluator,
+                                          self.search_config, [games[i].rng for i in choice],
+                                          add_noise=True, terminal_value=self.outcomes),
+                           strict=True))
+        for i, g in enumerate(games):
+            player = g.state.current_player()
+            perm = self.evaluator.maps.perms[player]
+            board_policy = np.zeros(self.game.num_actions, dtype=np.float32)
+            if i in results:
+                r = results[i]
+                board_policy[r.actions] = r.policy
+                action = self._choose(g, r)
+                g.simulations += self.search_config.simulations
+            else:
+                action = int(np.flatnonzero(masks[i])[0])
+                board_policy[action] = 1.0
+            g.obs.append(self.encoder.encode(g.state, player))
+            g.masks.append(masks[i][perm])
+            g.policies.append(board_policy[perm])
+            g.players.append(player)
+            g.apply(action)
+
+    def _choose(self, g: _Game, result) -> int:
+        if result.selected is not None:
+            return result.selected
+        visits = result.visits
+        c = self.config
+        if len(g.players) < c.temperature_moves and c.temperature > 0:
+            weights = visits ** (1.0 / c.temperature)
+            cum = np.cumsum(weights)
+            return int(result.actions[np.searchsorted(cum, g.rng.random() * cum[-1],
+                                                      side="right")])
+        return int(result.actions[int(np.argmax(visits))])
+
+    def _finish(self, g: _Game, cut: bool) -> GameRecord:
+        outcome = self.outcomes(g.state)
+        maps = self.evaluator.maps
+        values = np.stack([maps.values_to_rel(outcome, p) for p in g.players]).astype(np.float32)
+        samples = Samples(np.stack(g.obs), np.stack(g.masks), np.stack(g.policies), values)
+        return GameRecord(seed=g.seed, samples=samples, outcome=outcome, moves=len(g.players),
+                          cut=cut and not g.state.is_terminal(),
+                          truncated=g.state.is_terminal() and g.state.is_truncated(),
+                          actions=g.actions, simulations=g.simulations)
+
