@@ -168,9 +168,10 @@ class BoardGameEnv(AECEnv):
     def observe(self, agent):
         player = self.agent_name_mapping[agent]
         state = self.game_state
-        mask = np.zeros(self.game.num_actions, dtype=np.int8)
         if state.current_player() == player:
-            mask[state.legal_actions_mask()] = 1
+            mask = state.legal_actions_mask().astype(np.int8)
+        else:
+            mask = np.zeros(self.game.num_actions, dtype=np.int8)
         return {"observation": self.encoder.encode(state, player), "action_mask": mask}
 
     def step(self, action) -> None:
@@ -221,8 +222,31 @@ class BoardGameEnv(AECEnv):
         pass
 
 
-class NamedIllegalMoveWrapper(wrappers.TerminateIllegalWrapper):
+class DirectAttributes:
+    """Wrapper mixin: the AEC bookkeeping attributes read straight from the raw env.
+
+    PettingZoo wrappers forward unknown attributes through ``__getattr__``, one failed lookup
+    per wrapper layer; with the three standard wrappers that was a third of a step's time.
+    Before ``reset`` the raw env lacks these attributes, so the lookup still falls through to
+    the wrapper's ``__getattr__`` and its usual error.
+    """
+
+    def _bind_raw_env(self) -> None:
+        self._raw_env = self.env.unwrapped
+
+
+for _name in ("agent_selection", "agents", "rewards", "terminations", "truncations", "infos",
+              "_cumulative_rewards"):
+    setattr(DirectAttributes, _name,
+            property(lambda self, name=_name: getattr(self._raw_env, name)))
+
+
+class NamedIllegalMoveWrapper(DirectAttributes, wrappers.TerminateIllegalWrapper):
     """PettingZoo's TerminateIllegalWrapper, whose warning also names the illegal move."""
+
+    def __init__(self, env: AECEnv, illegal_reward: float):
+        super().__init__(env, illegal_reward)
+        self._bind_raw_env()
 
     def step(self, action) -> None:
         agent = self.agent_selection
@@ -269,5 +293,17 @@ def wrap(raw: BoardGameEnv) -> AECEnv:
     """The wrappers of PettingZoo's classic board games: illegal moves end the game (−1 for the
     offender), out-of-range actions assert, and the AEC call order is enforced."""
     env = NamedIllegalMoveWrapper(raw, illegal_reward=-1)
-    env = wrappers.AssertOutOfBoundsWrapper(env)
-    return wrappers.OrderEnforcingWrapper(env)
+    env = AssertOutOfBounds(env)
+    return OrderEnforcing(env)
+
+
+class AssertOutOfBounds(DirectAttributes, wrappers.AssertOutOfBoundsWrapper):
+    def __init__(self, env: AECEnv):
+        super().__init__(env)
+        self._bind_raw_env()
+
+
+class OrderEnforcing(DirectAttributes, wrappers.OrderEnforcingWrapper):
+    def __init__(self, env: AECEnv):
+        super().__init__(env)
+        self._bind_raw_env()

@@ -107,7 +107,7 @@ def test_observation_is_the_same_picture_mirrored_for_the_opposite_seat():
     assert view1[0, 2, 2] == 1 and view1[0, 3, 3] == 1
     assert view0[1].sum() == 2 and view1[1].sum() == 2
     # The wall: V at (5,5) in board terms is V at (14-5, 11-5) = (9,6) for player 1.
-    assert view0[2 * n + 4, 5, 5] == 1 and view1[2 * n + 4, 9, 6] == 1
+    assert view0[2 * n + 6, 5, 5] == 1 and view1[2 * n + 6, 9, 6] == 1
     assert enc.encode(s, 0).shape == enc.shape
 
 
@@ -130,7 +130,7 @@ def test_view_actions_map_to_board_actions_consistently(num_players):
             b = perm[v]
             if v >= NUM_MOVE_ACTIONS:  # a wall: the view's free-anchor plane says if legal
                 o, r, c = game.wall_of_index(v - NUM_MOVE_ACTIONS)
-                free = view[2 * n + 6 + o, r, c] == 1
+                free = view[2 * n + 4 + o, r, c] == 1
                 supply = s.walls_left[2 * p + o] > 0
                 assert mask[b] == (s.phase == 1 and free and supply)
             else:

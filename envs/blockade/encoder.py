@@ -10,8 +10,8 @@ these mirrors. Seats are listed relative to the observer (0 = observer, 1 = next
 | 0 .. n-1 | pawns of relative seat i (1 on their cells) |
 | n .. 2n-1 | goal squares of relative seat i |
 | 2n .. 2n+3 | edge blocked (wall or board edge) going up, down, left, right from the cell |
-| 2n+4, 2n+5 | a V / H wall is anchored at this cell's top-left corner |
-| 2n+6, 2n+7 | a V / H wall may still be anchored at this cell's top-left corner |
+| 2n+4, 2n+5 | a V / H wall may still be anchored at this cell's top-left corner |
+| 2n+6, 2n+7 | a V / H wall is anchored at this cell's top-left corner |
 | 2n+8 .. 4n+7 | walls left / initial supply: seat i's vertical, then horizontal |
 | 4n+8 | 1 if the observer is to act |
 | 4n+9 | 1 in the wall phase, 0 in the move phase |
@@ -40,8 +40,8 @@ class Encoder:
         # Everything that depends on the seat only is precomputed in view coordinates: the
         # goal planes, where each board cell lands, the direction bits swapped by the mirror,
         # and which board anchor each view anchor shows.
-        self._templates, self._view_cell, self._board_cell, self._edge_lut = [], [], [], []
-        self._board_wall, self._view_wall = [], []
+        self._templates, self._view_cell, self._board_cell, self._edge_planes = [], [], [], []
+        self._board_wall = []
         cells = np.arange(game.num_cells).reshape(rows, cols)
         for player, (flip_rows, flip_cols) in enumerate(self._flips):
             view = cells[::-1 if flip_rows else 1, ::-1 if flip_cols else 1]
@@ -51,19 +51,27 @@ class Encoder:
             for i in range(n):
                 goals = [view_cell[x] for x in game.goal_cells[(player + i) % n]]
                 template[n + i].reshape(-1)[goals] = 1.0
-            lut = np.arange(256, dtype=np.uint8)
+            # Open-direction bits (as seen after the mirror) -> the four "blocked" planes.
+            bits = np.arange(256, dtype=np.uint8)
             if flip_rows:
-                lut = _swap_bits(lut, UP, DOWN)
+                bits = _swap_bits(bits, UP, DOWN)
             if flip_cols:
-                lut = _swap_bits(lut, LEFT, RIGHT)
+                bits = _swap_bits(bits, LEFT, RIGHT)
+            edge_planes = (bits[None, :] & np.array([[UP], [DOWN], [LEFT], [RIGHT]])) == 0
             walls = self._perms[player][NUM_MOVE_ACTIONS:] - NUM_MOVE_ACTIONS
             self._templates.append(template)
             self._view_cell.append(view_cell)
             self._board_cell.append(board_cell)
-            self._edge_lut.append(lut)
+            self._edge_planes.append(edge_planes.astype(np.float32))
             self._board_wall.append(walls)  # view wall w shows board wall walls[w]
-            self._view_wall.append(np.argsort(walls))
-        self._edge_bits = np.array([UP, DOWN, LEFT, RIGHT], dtype=np.uint8)[:, None]
+        # Board pawn j (player j // 2) goes to the plane of its seat relative to the observer.
+        self._pawn_planes = [
+            np.array([(j // 2 - player) % n for j in range(2 * n)]) for player in range(n)
+        ]
+        self._supply_order = [
+            [2 * ((player + i) % n) + o for i in range(n) for o in range(2)] for player in range(n)
+        ]
+        self._supply_scale = 1.0 / max(game.walls_per_orientation, 1)
 
     def encode(self, state, player: int) -> np.ndarray:
         game = self.game
@@ -71,26 +79,17 @@ class Encoder:
         planes = self._templates[player].copy()
         view_cell = self._view_cell[player]
         flat = planes.reshape(planes.shape[0], -1)
-        for i in range(n):
-            p = (player + i) % n
-            flat[i, view_cell[state.pawns[2 * p]]] = 1.0
-            flat[i, view_cell[state.pawns[2 * p + 1]]] = 1.0
+        flat[self._pawn_planes[player], view_cell[state.pawns]] = 1.0
         open_ = np.frombuffer(state.open, dtype=np.uint8)[self._board_cell[player]]
-        flat[2 * n: 2 * n + 4] = (self._edge_lut[player][open_] & self._edge_bits) == 0
-        anchors = planes[2 * n + 4: 2 * n + 8, 1:, 1:]
-        placed = np.zeros(2 * game.anchors_per_orientation, dtype=np.float32)
-        placed[self._view_wall[player][state.walls]] = 1.0
-        anchors[0:2] = placed.reshape(2, rows - 1, cols - 1)
-        anchors[2:4] = state.wall_free[self._board_wall[player]].reshape(2, rows - 1, cols - 1)
-        supply = game.walls_per_orientation or 1
-        scalars = [
-            min(state.walls_left[2 * ((player + i) % n) + o] / supply, 1.0)
-            for i in range(n) for o in range(2)
-        ]
-        scalars.append(float(state.current_player() == player))
-        scalars.append(float(state.phase == 1))
-        scalars.append(min(state.turn / game.max_turns, 1.0))
-        flat[2 * n + 8:] = np.array(scalars, dtype=np.float32)[:, None]
+        flat[2 * n: 2 * n + 4] = self._edge_planes[player][:, open_]
+        walls = state.wall_status[:, self._board_wall[player]]
+        planes[2 * n + 4: 2 * n + 8, 1:, 1:] = walls.reshape(4, rows - 1, cols - 1)
+        walls_left = state.walls_left
+        scalars = [walls_left[j] * self._supply_scale for j in self._supply_order[player]]
+        scalars.append(state.current_player() == player)
+        scalars.append(state.phase)
+        scalars.append(state.turn / game.max_turns)
+        flat[2 * n + 8:] = np.minimum(scalars, 1.0)[:, None]
         return planes
 
     def view_to_board_actions(self, player: int) -> np.ndarray:

@@ -6,9 +6,11 @@ Representation, chosen for speed under search:
   at index ``2 * p + k``;
 - ``State.open`` is a bytearray, one bitmask per cell of the directions a pawn may step
   (board edges and walls cleared), updated when a wall is placed;
-- ``State.wall_free`` is a bool array over all wall anchors (both orientations) that may still
-  take a wall, updated from precomputed conflict lists, so the wall half of the legal mask is
-  one array copy.
+- ``State.wall_status`` is a 2 x (all wall anchors, both orientations) bool array: row 0
+  (``wall_free``) the anchors that may still take a wall, updated from precomputed conflict
+  lists, so the wall half of the legal mask is one array copy; row 1 (``wall_placed``) the
+  anchors holding a wall. One array, so encoders gather both rows at once.
+- legal actions are cached per position as a list and as a mask, each built on first use.
 """
 
 from __future__ import annotations
@@ -231,15 +233,17 @@ class State:
     """One Blockade position. See the module docstring for the representation."""
 
     __slots__ = (
-        "game", "pawns", "open", "wall_free", "walls", "walls_left",
-        "to_move", "phase", "turn", "winner", "outcome", "_mask",
+        "game", "pawns", "open", "wall_status", "wall_free", "wall_placed", "walls", "walls_left",
+        "to_move", "phase", "turn", "winner", "outcome", "_mask", "_legal",
     )
 
     def __init__(self, game: Game):
         self.game = game
         self.pawns = [x for cells in game.start_cells for x in cells]
         self.open = bytearray(game.empty_open)
-        self.wall_free = np.ones(2 * game.anchors_per_orientation, dtype=bool)
+        self.wall_status = np.zeros((2, 2 * game.anchors_per_orientation), dtype=bool)
+        self.wall_status[0] = True
+        self.wall_free, self.wall_placed = self.wall_status
         self.walls: list[int] = []  # wall indices in the order placed
         self.walls_left = [game.walls_per_orientation] * (2 * game.num_players)
         self.to_move = 0
@@ -248,6 +252,7 @@ class State:
         self.winner = -1
         self.outcome: str | None = None  # None while playing, else "win", "draw", "truncated"
         self._mask: np.ndarray | None = None
+        self._legal: list[int] | None = None
 
     # ----- contract -----
     def current_player(self) -> int:
@@ -274,7 +279,8 @@ class State:
         other.game = self.game
         other.pawns = self.pawns[:]
         other.open = self.open[:]
-        other.wall_free = self.wall_free.copy()
+        other.wall_status = self.wall_status.copy()
+        other.wall_free, other.wall_placed = other.wall_status
         other.walls = self.walls[:]
         other.walls_left = self.walls_left[:]
         other.to_move = self.to_move
@@ -282,27 +288,41 @@ class State:
         other.turn = self.turn
         other.winner = self.winner
         other.outcome = self.outcome
-        other._mask = self._mask  # never mutated in place, so safe to share
+        other._mask = self._mask  # caches are never mutated in place, so safe to share
+        other._legal = self._legal
         return other
 
     def legal_actions_mask(self) -> np.ndarray:
         if self._mask is None:
-            self._mask = self._compute_mask()
+            mask = np.zeros(self.game.num_actions, dtype=bool)
+            if self.outcome is None and self.phase == 0:
+                mask[self.legal_actions()] = True
+            elif self.outcome is None:
+                mask[NUM_MOVE_ACTIONS:] = self._wall_supply_mask(self.to_move)
+            self._mask = mask
         return self._mask
 
     def legal_actions(self) -> list[int]:
-        return np.flatnonzero(self.legal_actions_mask()).tolist()
+        if self._legal is None:
+            if self.outcome is not None:
+                self._legal = []
+            elif self.phase == 0:
+                self._legal = self._pawn_actions()
+            else:
+                walls = np.flatnonzero(self._wall_supply_mask(self.to_move))
+                self._legal = (walls + NUM_MOVE_ACTIONS).tolist()
+        return self._legal
 
     def apply_action(self, action) -> None:
         action = check_action(action, self.game.num_actions)
         if self.outcome is not None:
             raise IllegalActionError(f"action {action}: the game is over ({self.outcome})")
-        if not self.legal_actions_mask()[action]:
+        if not self._is_legal(action):
             raise IllegalActionError(
                 f"action {action} ({self.action_to_string(action)}) is illegal for player "
                 f"{self.to_move} in the {PHASES[self.phase]} phase"
             )
-        self._mask = None
+        self._mask = self._legal = None
         if action < NUM_MOVE_ACTIONS:
             self._move_pawn(action)
         else:
@@ -346,21 +366,25 @@ class State:
             or (self.walls_left[2 * player + 1] > 0 and self.wall_free[anchors:].any())
         )
 
-    def _compute_mask(self) -> np.ndarray:
-        mask = np.zeros(self.game.num_actions, dtype=bool)
-        if self.outcome is not None:
-            return mask
-        p = self.to_move
-        if self.phase == 0:
-            occupied = set(self.pawns)
-            for k in range(PAWNS_PER_PLAYER):
-                x = self.pawns[2 * p + k]
-                index = self.game.move_index[x]
-                for y in self._pawn_targets(x, occupied):
-                    mask[12 * k + index[y]] = True
-        else:
-            mask[NUM_MOVE_ACTIONS:] = self._wall_supply_mask(p)
-        return mask
+    def _pawn_actions(self) -> list[int]:
+        occupied = set(self.pawns)
+        actions = []
+        for k in range(PAWNS_PER_PLAYER):
+            x = self.pawns[2 * self.to_move + k]
+            index = self.game.move_index[x]
+            actions.extend(12 * k + index[y] for y in self._pawn_targets(x, occupied))
+        actions.sort()
+        return actions
+
+    def _is_legal(self, action: int) -> bool:
+        if action < NUM_MOVE_ACTIONS:
+            return self.phase == 0 and action in self.legal_actions()
+        w = action - NUM_MOVE_ACTIONS
+        orientation = w // self.game.anchors_per_orientation
+        return bool(
+            self.phase == 1 and self.wall_free[w]
+            and self.walls_left[2 * self.to_move + orientation] > 0
+        )
 
     # ----- transitions -----
     def _move_pawn(self, action: int) -> None:
@@ -383,6 +407,7 @@ class State:
         for x, d in game.wall_edges[w]:
             self.open[x] &= ~d
         self.wall_free[game.wall_conflicts[w]] = False
+        self.wall_placed[w] = True
         self.walls.append(w)
         self.walls_left[2 * self.to_move + w // game.anchors_per_orientation] -= 1
         self._end_turn()
@@ -550,6 +575,7 @@ class State:
             for x, d in game.wall_edges[w]:
                 state.open[x] &= ~d
             state.wall_free[game.wall_conflicts[w]] = False
+            state.wall_placed[w] = True
             state.walls.append(w)
         supplies = _as_list(position["walls_left"], "walls_left")
         if len(supplies) != n or any(
