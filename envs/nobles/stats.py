@@ -75,7 +75,7 @@ def play_random_game(game: Game, rng: np.random.Generator, tally: Tally) -> None
     tally.final_scores.extend(state.scores)
 
 
-HEADER = ("| players | mode | games | mean turns (median) | ended by a Noble Home | "
+HEADER = ("| players | mode | games | turns: mean (median, max) | ended by a Noble Home | "
           "... and its owner won | shared wins | blockaded moves | trimmed steps / game | "
           "own-Guard stops / game | captures / game (Guards, Nobles) | games with a blockade | "
           "games with a capture | passes / game | mean final score |")
@@ -83,7 +83,8 @@ HEADER = ("| players | mode | games | mean turns (median) | ended by a Noble Hom
 
 def row(n: int, mode: str, t: Tally) -> str:
     g = t.games
-    return (f"| {n} | {mode} | {g} | {np.mean(t.turns):.1f} ({np.median(t.turns):.0f}) | "
+    return (f"| {n} | {mode} | {g} | {np.mean(t.turns):.1f} ({np.median(t.turns):.0f}, "
+            f"{max(t.turns)}) | "
             f"{t.noble_home / g:.1%} | {t.noble_home_wins / max(t.noble_home, 1):.1%} | "
             f"{t.shared_wins / g:.1%} | {t.blockaded_moves / t.moves:.2%} of moves, "
             f"{t.blockaded_moves / g:.2f} / game | {t.trimmed_steps / g:.2f} | "
