@@ -20,8 +20,13 @@ Rules settled here beyond RULES.md (documented in docs/barricade.md, all tested)
   half-move: a first half-move may free or block the forward station of a Scout on line 2/12.
 - Variation II forfeits, at the start of a turn, all Scouts stuck at that moment at once; this
   also happens when a position at the start of a turn is loaded.
-- When the player to move has to pass and the opponent would have to pass on the same board,
-  the game ends at once ("a whole round passes"); the two empty turns are not counted.
+- "A whole round passes in which no player could move" cannot happen: a turn passes only for
+  a blocked player with no Guard left (Variations I and II never pass), so both passing needs
+  all four Guards out and every Scout in play stuck; a stuck Scout on lines 2..12 needs both
+  sideways neighbours occupied, by stuck Scouts again (Guards are out, placed Scouts stand on
+  Base lines), i.e. a full line of 7 Scouts, and a Scout in its own Base needs the Outer Station
+  in front occupied by such a Scout. Passing therefore always hands the move to a player who
+  can act, and no deadlock rule is needed.
 - Two Scouts making one sideways step each on sweep lines in a turn that continues no sweep
   start none.
 """
@@ -420,11 +425,6 @@ class State:
     def _has_guard(self, p: int) -> bool:
         return self.guards[2 * p] != OUT or self.guards[2 * p + 1] != OUT
 
-    def _must_pass(self, p: int) -> bool:
-        """Would ``p``'s turn pass on this board (blocked, nothing left to forfeit)?"""
-        return (not self.game.scouts_forfeit and not self._has_guard(p)
-                and not self._scout_steps(p))
-
     # ----- transitions -----
     def _forfeit_scout(self, p: int, s: int) -> None:
         self.occ[self.scouts[3 * p + s]] = 0
@@ -449,7 +449,7 @@ class State:
     def _settle(self) -> None:
         """Advance to the next decision: end the game, end a turn with no legal second
         half-move, take turn-start forfeits of Variations II and III, pass blocked players with
-        nothing to forfeit, and compute the legal mask."""
+        nothing to forfeit (the turn passes), and compute the legal mask."""
         game = self.game
         while True:
             self.outcome = self._end_reason()
@@ -486,11 +486,7 @@ class State:
             if self._has_guard(p):
                 mask = self._forfeit_mask(p, scouts=False)
                 break
-            if self._must_pass(1 - p):
-                self.outcome = "nobody can move"
-                self._mask = NO_ACTIONS
-                return
-            self._end_turn(settle=False)
+            self._end_turn(settle=False)  # nothing to forfeit: the opponent moves unopposed
         mask.flags.writeable = False
         self._mask = mask
 
