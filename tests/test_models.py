@@ -11,6 +11,7 @@ from models.evaluator import NetworkEvaluator, ViewMaps
 from models.nets import ConvNet, MLPNet, ModelConfig, build_network
 from search.puct import SearchConfig, search
 
+torch.set_num_threads(1)  # small batches: one thread is fastest, and robust to a busy machine
 TINY = ModelConfig(channels=8, blocks=1, hidden=16, policy_channels=2)
 
 

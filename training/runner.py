@@ -95,7 +95,7 @@ class ProcessRunner:
 
 
 def make_runner(config: RunnerConfig, make_worker: Callable[[], Worker]):
+    torch.set_num_threads(config.torch_threads)  # the learner's, and the local worker's
     if config.name == "local":
-        torch.set_num_threads(config.torch_threads)
         return LocalRunner(make_worker)
     return ProcessRunner(make_worker, config.workers, config.torch_threads)

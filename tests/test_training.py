@@ -1,0 +1,217 @@
+"""Training machinery: replay buffer, checkpoints (atomic, validated), the sparse-reward remedy,
+self-play determinism, the learner, and in-process runs that train, checkpoint, resume and
+evaluate."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from hydra import compose, initialize_config_dir
+from tiny_games import RaceEncoder, RaceGame
+
+from envs import blockade, nobles
+from models.nets import ModelConfig, build_network
+from search.puct import SearchConfig
+from training.checkpoint import CheckpointError, load_checkpoint, load_policy, save_checkpoint
+from training.learner import Learner, LearnerConfig
+from training.replay import ReplayBuffer, Samples
+from training.rewards import Outcomes, RewardConfig, blockade_race_distances
+from training.run import run
+from training.selfplay import SelfPlay, SelfPlayConfig
+
+torch.set_num_threads(1)  # small batches: one thread is fastest, and robust to a busy machine
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def random_samples(n, shape=(3, 2, 2), actions=5, players=2, seed=0):
+    r = np.random.default_rng(seed)
+    return Samples(r.random((n, *shape)).astype(np.float32), r.random((n, actions)) > 0.3,
+                   r.random((n, actions)).astype(np.float32),
+                   r.uniform(-1, 1, (n, players)).astype(np.float32))
+
+
+def test_replay_buffer_overwrites_oldest_and_round_trips():
+    buf = ReplayBuffer(10, (3, 2, 2), 5, 2)
+    first, second = random_samples(7, seed=1), random_samples(6, seed=2)
+    buf.add(first)
+    buf.add(second)
+    assert len(buf) == 10 and buf.added == 13
+    # Slots 0..2 were overwritten by the last three of `second`, 3..6 keep `first`.
+    np.testing.assert_array_equal(buf.value[:3], second.value[3:])
+    np.testing.assert_array_equal(buf.value[3:7], first.value[3:])
+    copy = ReplayBuffer(10, (3, 2, 2), 5, 2)
+    copy.load_state_dict(buf.state_dict())
+    for name in ("obs", "mask", "policy", "value"):
+        np.testing.assert_array_equal(getattr(copy, name), getattr(buf, name))
+    assert copy.added == buf.added
+    with pytest.raises(ValueError, match="shape"):
+        ReplayBuffer(10, (4, 2, 2), 5, 2).load_state_dict(buf.state_dict())
+
+
+def test_distance_adjudication_favours_the_player_nearer_its_goals():
+    game = blockade.Game()
+    position = game.new_initial_state().to_dict()
+    position["pawns"] = [[[9, 6], [10, 6]], [[11, 8], [10, 7]]]  # player 0 near SE goals
+    state = game.state_from_dict(position)
+    d = blockade_race_distances(state)
+    # (10,6)->(10,7) 1 + (9,6)->(11,8) 4, or (9,6)->(10,7) 2 + (10,6)->(11,8) 3; pawns ignored.
+    assert d.tolist() == [5, 26]
+    values = Outcomes(game, RewardConfig(adjudication="distance", scale=6.0))(state)
+    assert values[0] > 0.5 and values[1] < -0.5
+    # Without the remedy an unfinished game is worth nothing; with it, walls count.
+    assert not Outcomes(game, RewardConfig(adjudication="none"))(state).any()
+    position["walls"] = [["H", 10, 6], ["V", 10, 7]]
+    walled = game.state_from_dict(position)
+    assert blockade_race_distances(walled)[0] > d[0]
+
+
+def test_decided_games_keep_engine_returns_and_unknown_games_fail_clearly():
+    game = blockade.Game()
+    position = game.new_initial_state().to_dict()
+    position["pawns"] = [[[11, 8], [10, 7]], [[5, 5], [6, 6]]]
+    won = game.state_from_dict(position)
+    assert won.is_terminal()
+    np.testing.assert_array_equal(Outcomes(game, RewardConfig())(won), [1, -1])
+    with pytest.raises(ValueError, match="no adjudicator"):
+        Outcomes(RaceGame(), RewardConfig(adjudication="distance"))
+    with pytest.raises(ValueError, match="adjudication"):
+        RewardConfig(adjudication="magic")
+
+
+def test_nobles_cut_games_are_adjudicated_by_score_lead():
+    game = nobles.Game(num_players=3)
+    position = game.new_initial_state().to_dict()
+    position["scores"] = [40, 0, -20]
+    state = game.state_from_dict(position)
+    values = Outcomes(game, RewardConfig())(state)
+    assert values[0] > 0 > values[2]
+
+
+def race_selfplay(concurrent, players=3, seed=0):
+    torch.manual_seed(seed)
+    game = RaceGame(num_players=players, length=4, max_turns=24)
+    encoder = RaceEncoder(game)
+    net = build_network(encoder.shape, 3, players, ModelConfig(channels=4, blocks=1, hidden=8))
+    return SelfPlay(game, encoder, net, SearchConfig(simulations=12, root="puct"),
+                    SelfPlayConfig(concurrent_games=concurrent, temperature_moves=4),
+                    Outcomes(game, RewardConfig(adjudication="none")))
+
+
+def test_selfplay_records_do_not_depend_on_concurrency():
+    seeds = [11, 12, 13, 14, 15]
+    alone = race_selfplay(1).play(seeds)
+    together = race_selfplay(4).play(seeds)
+    for a, b in zip(alone, together, strict=True):
+        assert a.seed == b.seed and a.actions == b.actions
+        np.testing.assert_allclose(a.samples.policy, b.samples.policy)
+        np.testing.assert_array_equal(a.samples.value, b.samples.value)
+
+
+def test_selfplay_value_targets_are_the_outcome_from_each_movers_seat():
+    record = race_selfplay(2).play([3])[0]
+    assert record.outcome.sum() == pytest.approx(0.0) and record.outcome.max() == 1.0
+    winner = int(np.argmax(record.outcome))
+    # Relative seat 0 of each sample is the mover: +1 exactly on the winner's own moves.
+    movers = [p % 3 for p in range(record.moves)]  # the race has no skipped turns
+    for value, mover in zip(record.samples.value, movers, strict=True):
+        assert value[0] == (1.0 if mover == winner else -0.5)
+    assert np.allclose(record.samples.policy.sum(axis=1), 1.0)
+
+
+def test_learner_fits_a_fixed_set_of_samples():
+    worker = race_selfplay(4)
+    samples = Samples.concat([r.samples for r in worker.play(list(range(8)))])
+    buf = ReplayBuffer(1000, worker.encoder.shape, 3, 3)
+    buf.add(samples)
+    learner = Learner(worker.net, LearnerConfig(batch_size=32, lr=0.01, min_samples=1))
+    rng = np.random.default_rng(0)
+    before = learner.train(buf, 1, rng)
+    after = learner.train(buf, 60, rng)
+    assert after["loss/value"] < before["loss/value"]
+    assert after["loss/total"] < before["loss/total"]
+
+
+def test_checkpoint_is_written_atomically_and_validated(tmp_path):
+    path = tmp_path / "ck.pt"
+    payload = {"algo": "alphazero", "config": {}, "env_config": {"name": "blockade"},
+               "model": {}, "policy": {}, "counters": {"iteration": 3}}
+    save_checkpoint(path, payload)
+    assert [p.name for p in tmp_path.iterdir()] == ["ck.pt"]  # no temp file left behind
+    assert load_checkpoint(path)["counters"] == {"iteration": 3}
+    with pytest.raises(CheckpointError, match="not found"):
+        load_checkpoint(tmp_path / "missing.pt")
+    data = path.read_bytes()
+    (tmp_path / "cut.pt").write_bytes(data[: len(data) // 2])
+    with pytest.raises(CheckpointError, match="corrupt"):
+        load_checkpoint(tmp_path / "cut.pt")
+    (tmp_path / "noise.pt").write_bytes(np.random.default_rng(0).bytes(4096))
+    with pytest.raises(CheckpointError, match="corrupt"):
+        load_checkpoint(tmp_path / "noise.pt")
+    torch.save({"weights": torch.zeros(3)}, tmp_path / "foreign.pt")
+    with pytest.raises(CheckpointError, match="not a boardgame-rl-checkpoint"):
+        load_checkpoint(tmp_path / "foreign.pt")
+    torch.save({**payload, "format": "boardgame-rl-checkpoint", "version": 99},
+               tmp_path / "future.pt")
+    with pytest.raises(CheckpointError, match="version 99"):
+        load_checkpoint(tmp_path / "future.pt")
+
+
+TINY_RUN = [
+    "env.rows=8", "env.cols=8", "env.max_turns=40", "model=tiny", "logger=disabled",
+    "algo.games_per_iteration=4", "algo.search.simulations=6", "algo.selfplay.max_moves=16",
+    "algo.selfplay.concurrent_games=4", "algo.learner.min_samples=8",
+    "algo.learner.batch_size=16", "algo.eval.every=0", "algo.eval.final_games=0",
+    "algo.checkpoint.every=1",
+]
+
+
+def compose_config(tmp_path, overrides):
+    with initialize_config_dir(config_dir=str(ROOT / "configs"), version_base="1.3"):
+        return compose("config", overrides=[*overrides, f"logger.dir={tmp_path}"])
+
+
+def train_tiny(tmp_path, name, overrides):
+    cfg = compose_config(tmp_path, TINY_RUN + overrides)
+    return run(cfg, tmp_path / name, overrides=TINY_RUN + overrides)
+
+
+def test_resumed_run_matches_an_uninterrupted_one(tmp_path):
+    straight = train_tiny(tmp_path, "straight", ["algo.iterations=2"])
+    first = train_tiny(tmp_path, "first", ["algo.iterations=1"])
+    resumed = train_tiny(tmp_path, "resumed", ["algo.iterations=2", f"resume={first.checkpoint}"])
+    a, b = load_checkpoint(straight.checkpoint), load_checkpoint(resumed.checkpoint)
+    assert a["counters"]["games"] == b["counters"]["games"] == 8
+    for k, v in a["model"]["weights"].items():
+        torch.testing.assert_close(v, b["model"]["weights"][k], rtol=0, atol=0)
+    for k in ("obs", "policy", "value"):
+        torch.testing.assert_close(a["replay"][k], b["replay"][k], rtol=0, atol=0)
+    assert a["learner"]["steps"] == b["learner"]["steps"] > 0
+    losses = [(h.get("loss/total"), h["selfplay/game_length"]) for h in a["history"]]
+    assert losses == [(h.get("loss/total"), h["selfplay/game_length"]) for h in b["history"]]
+
+
+def test_resume_refuses_another_game_or_network(tmp_path):
+    first = train_tiny(tmp_path, "first", ["algo.iterations=1"])
+    with pytest.raises(CheckpointError, match="different model"):
+        train_tiny(tmp_path, "other", ["algo.iterations=2", f"resume={first.checkpoint}",
+                                       "model.channels=12"])
+
+
+def test_tiny_run_trains_checkpoints_and_evaluates(tmp_path):
+    result = train_tiny(tmp_path, "run", ["algo.iterations=2", "algo.eval.every=2",
+                                          "algo.eval.games=2", "algo.eval.final_games=2",
+                                          "algo.eval.final_opponents=[random]"])
+    assert result.counters["iteration"] == 2
+    assert "eval/random/win_rate" in result.history[-1]
+    assert result.final_eval["random"].summaries[0].games == 2
+    policy = load_policy(result.checkpoint)
+    state = policy.game.new_initial_state()
+    assert state.legal_actions_mask()[policy.act(state)]
+    from agents import make_agent
+
+    agent = make_agent(f"checkpoint:{result.checkpoint}", policy.game)
+    agent.reset(policy.game, 0, seed=1)
+    assert state.legal_actions_mask()[agent.act(state)]
+    with pytest.raises(ValueError, match="trained with rows=8"):
+        make_agent(f"checkpoint:{result.checkpoint}", blockade.Game())
