@@ -61,7 +61,7 @@ def test_chance_node_outcomes_are_2d6():
     assert sorted(outcomes) == list(range(2, 13))
     assert outcomes[7] == pytest.approx(6 / 36) and outcomes[2] == pytest.approx(1 / 36)
     assert sum(outcomes.values()) == pytest.approx(1.0)
-    assert not state.legal_actions_mask().any()
+    assert np.flatnonzero(state.legal_actions_mask()).tolist() == state.legal_actions()
     state.apply_action(np.int64(7))
     assert state.current_player() == 0 and state.roll == 7
     assert state.legal_actions() == [NOBLE_ACTION, G(0, 1), G(0, 2), G(0, 3), G(0, 4)]

@@ -276,11 +276,13 @@ class State:
         return sorted(self._moves)
 
     def legal_actions_mask(self) -> np.ndarray:
-        """Decision nodes: the legal movers (all False at chance and terminal nodes, whose
-        outcomes come from ``chance_outcomes``)."""
+        """The same actions as :meth:`legal_actions`: the legal movers at a decision node, the
+        roll values 2..12 at a chance node, none at the end."""
         mask = np.zeros(NUM_ACTIONS, dtype=bool)
         if self._moves:
             mask[list(self._moves)] = True
+        elif self.is_chance_node():
+            mask[2:13] = True
         return mask
 
     def returns(self) -> np.ndarray:
