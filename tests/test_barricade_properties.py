@@ -224,7 +224,7 @@ def random_crowded_position(rng, variant):
     return position
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(variant=st.sampled_from(VARIANTS), seed=st.integers(0, 2**32 - 1))
 def test_random_play_keeps_every_invariant_and_follows_the_reference(variant, seed):
     game = GAMES[variant]
@@ -237,7 +237,7 @@ def test_random_play_keeps_every_invariant_and_follows_the_reference(variant, se
     check_state(state)
 
 
-@settings(max_examples=160, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(variant=st.sampled_from(VARIANTS), seed=st.integers(0, 2**32 - 1))
 def test_crowded_positions_follow_the_reference_through_blocks_and_forfeits(variant, seed):
     game = GAMES[variant]
