@@ -7,10 +7,13 @@ relative seats (0 = the viewing player, 1 = the next in turn order, ...).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import torch
 from torch import nn
+
+KINDS = ("auto", "conv", "mlp")
 
 
 @dataclass(frozen=True)
@@ -21,8 +24,11 @@ class ModelConfig:
     blocks: int = 3  # residual blocks (conv or MLP)
     hidden: int = 256  # MLP width, and the conv net's value-head width
     policy_channels: int = 4  # conv net: 1x1 channels feeding the policy layer
+    kind: str = "auto"  # auto: conv net for planes, MLP for vectors | conv | mlp (flattens planes)
 
     def __post_init__(self):
+        if self.kind not in KINDS:
+            raise ValueError(f"model kind must be one of {', '.join(KINDS)}, got {self.kind!r}")
         for field in ("channels", "blocks", "hidden", "policy_channels"):
             if getattr(self, field) < (0 if field == "blocks" else 1):
                 raise ValueError(f"model {field} must be positive, got {getattr(self, field)}")
@@ -76,31 +82,32 @@ class ResidualMLPBlock(nn.Module):
 
 
 class MLPNet(nn.Module):
-    """A residual MLP for flat feature vectors (a track game has no useful 2-D picture)."""
+    """A residual MLP for flat feature vectors (a track game has no useful 2-D picture), or for
+    planes flattened (far cheaper than the conv net on a CPU, e.g. for PPO rollouts)."""
 
-    def __init__(self, obs_shape: tuple[int], num_actions: int, num_players: int,
+    def __init__(self, obs_shape: tuple[int, ...], num_actions: int, num_players: int,
                  config: ModelConfig):
         super().__init__()
         width = config.hidden
-        self.stem = nn.Sequential(nn.Linear(obs_shape[0], width), nn.ReLU())
+        self.stem = nn.Sequential(nn.Linear(math.prod(obs_shape), width), nn.ReLU())
         self.tower = nn.Sequential(*[ResidualMLPBlock(width) for _ in range(config.blocks)])
         self.policy = nn.Linear(width, num_actions)
         self.value = nn.Sequential(nn.Linear(width, width // 2), nn.ReLU(),
                                    nn.Linear(width // 2, num_players), nn.Tanh())
 
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        x = self.tower(self.stem(obs))
+        x = self.tower(self.stem(obs.flatten(1)))
         return self.policy(x), self.value(x)
 
 
 def build_network(obs_shape: tuple[int, ...], num_actions: int, num_players: int,
                   config: ModelConfig) -> nn.Module:
-    """The network for an encoder's shape: planes (C, H, W) get the conv net, a flat vector the
-    MLP."""
+    """The network for an encoder's shape: with ``kind: auto`` planes (C, H, W) get the conv net
+    and a flat vector the MLP; ``kind: mlp`` flattens planes into the MLP."""
     obs_shape = tuple(int(d) for d in obs_shape)
+    if config.kind == "mlp" or (config.kind == "auto" and len(obs_shape) == 1):
+        return MLPNet(obs_shape, num_actions, num_players, config)
     if len(obs_shape) == 3:
         return ConvNet(obs_shape, num_actions, num_players, config)
-    if len(obs_shape) == 1:
-        return MLPNet(obs_shape, num_actions, num_players, config)
-    raise ValueError(f"no network for observations of shape {obs_shape}: expected (C, H, W) "
-                     "planes or a flat vector")
+    raise ValueError(f"no network for observations of shape {obs_shape} (model kind "
+                     f"{config.kind}): expected (C, H, W) planes or a flat vector")
