@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -102,7 +103,7 @@ class Evaluation:
 
 def run_evaluation(env_config: dict, config: EvalConfig, out_dir: Path,
                    console: Console | None = None) -> Evaluation:
-    console = console or Console()
+    console = console or Console(width=None if sys.stdout.isatty() else 120)
     specs = sorted(set(config.agents) | ({config.opponent} if config.schedule == "versus"
                                          else set()))
     game = check_agents(env_config, specs, config.agent_options)

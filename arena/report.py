@@ -10,6 +10,7 @@ from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
+from rich import box
 from rich.table import Table
 
 from arena.match import MatchResult, pairwise_results
@@ -17,27 +18,31 @@ from arena.stats import Rating
 
 
 def results_table(result: MatchResult, title: str | None = None) -> Table:
-    """One row per agent of a match: W/D/L, win rate with its 95% Wilson interval, win share
-    (shared wins split), mean return, rating and thinking time per move."""
+    """One row per agent of a match: wins-draws-losses, win rate with its 95% Wilson interval,
+    win share (shared wins split; more than two players only), mean return, rating and thinking
+    time per move."""
     two_players = len(result.names) == 2
-    table = Table(title=title or " vs ".join(result.names))
-    for column in ("agent", "games", "W", "D", "L", "win % [95% CI]", "win share",
-                   "mean return", "rating [95% CI]", "ms/move"):
-        table.add_column(column, justify="left" if column == "agent" else "right")
+    games = len(result.games)
+    table = Table(title=title or f"{' vs '.join(result.names)} ({games} games)", box=box.SIMPLE,
+                  pad_edge=False)
+    table.add_column("agent", no_wrap=True)
+    for column in ("W-D-L", "win% [95% CI]", *([] if two_players else ["share"]),
+                   "return", "rating [95% CI]", "ms/move"):
+        table.add_column(column, justify="right", no_wrap=True)
     ratings = {r.name: r for r in result.ratings}
     for s in result.summaries:
-        rating = ratings.get(s.name)
         table.add_row(
-            s.name, str(s.games), str(s.wins), str(s.draws), str(s.losses),
-            f"{100 * s.win_rate:.1f} [{100 * s.win_low:.1f}, {100 * s.win_high:.1f}]",
-            f"{s.win_share:.3f}", f"{s.mean_return:+.3f}",
-            _format_rating(rating, elo=two_players), f"{1000 * s.seconds_per_move:.2f}")
+            s.name, f"{s.wins}-{s.draws}-{s.losses}",
+            f"{100 * s.win_rate:.1f} [{100 * s.win_low:.0f}, {100 * s.win_high:.0f}]",
+            *([] if two_players else [f"{s.win_share:.3f}"]), f"{s.mean_return:+.2f}",
+            _format_rating(ratings.get(s.name), elo=two_players),
+            f"{1000 * s.seconds_per_move:.1f}")
     return table
 
 
 def ratings_table(ratings: Sequence[Rating], elo: bool, title: str = "ratings") -> Table:
-    table = Table(title=title)
-    table.add_column("agent")
+    table = Table(title=title, box=box.SIMPLE)
+    table.add_column("agent", no_wrap=True)
     table.add_column("Elo (Bradley-Terry) [95% CI]" if elo else "openskill mu [95% CI]",
                      justify="right")
     for r in ratings:
@@ -48,8 +53,9 @@ def ratings_table(ratings: Sequence[Rating], elo: bool, title: str = "ratings") 
 def _format_rating(rating: Rating | None, elo: bool) -> str:
     if rating is None:
         return "-"
-    digits = 0 if elo else 1
-    return f"{rating.rating:.{digits}f} [{rating.low:.{digits}f}, {rating.high:.{digits}f}]"
+    if elo:
+        return f"{rating.rating:.0f} [{rating.low:.0f}, {rating.high:.0f}]"
+    return f"{rating.rating:.1f} [{rating.low:.1f}, {rating.high:.1f}]"
 
 
 def match_summary(result: MatchResult) -> dict:

@@ -21,6 +21,10 @@ VARIANTS = [
     {"name": "nobles", "num_players": 2, "mode": "brawl"},
     {"name": "nobles", "num_players": 3, "mode": "journey"},
     {"name": "nobles", "num_players": 4, "mode": "brawl", "max_turns": 120},
+    {"name": "barricade", "variant": "standard", "max_turns": 80},
+    {"name": "barricade", "variant": "capture", "max_turns": 80},
+    {"name": "barricade", "variant": "intercept", "max_turns": 80},
+    {"name": "barricade", "variant": "breakthrough", "max_turns": 80},
 ]
 
 
