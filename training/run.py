@@ -13,7 +13,7 @@ from training.checkpoint import CheckpointError, load_checkpoint
 from training.evaluation import print_tables
 from training.logging import RunLogger
 
-ALGORITHMS = {"alphazero": "training.alphazero"}
+ALGORITHMS = {"alphazero": "training.alphazero", "ppo": "training.ppo"}
 """algo.name -> module with ``train(config, run_dir, logger, resume) -> TrainResult``."""
 
 CONFIG_GROUPS = ("env", "algo", "model", "logger", "runner")
