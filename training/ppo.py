@@ -1,0 +1,352 @@
+"""PPO by self-play against an opponent pool, for any game of the engine contract.
+
+Masked PPO (Schulman et al. 2017) in the shape of CleanRL's ``ppo.py``: clipped surrogate,
+GAE, optional value clipping, entropy bonus, per-minibatch advantage normalisation, gradient
+clipping, linear learning-rate annealing. One network serves every seat: it sees the board from
+the mover's view (the game's encoder) and outputs view-action logits and a value per relative
+seat, of which PPO uses the mover's (relative seat 0). Illegal actions are masked out of the
+policy everywhere (sampling, ratios, entropy).
+
+Each iteration: ``rollout.num_steps`` lockstep steps of ``rollout.num_envs`` games
+(training/rollout.py; the opponents' seats are played by snapshots from the pool,
+training/pool.py) -> GAE -> ``update_epochs`` passes of minibatch updates -> every
+``pool.snapshot_every`` iterations the current weights join the pool. Periodic evaluation goes
+through the arena (training/evaluation.py); checkpoints hold the weights, the optimiser, the
+pool, the games in flight and every generator, so a resumed run repeats an uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+
+import envs
+from models.nets import ModelConfig, build_network
+from search.puct import SearchConfig
+from training.alphazero import TrainResult, _scalars
+from training.checkpoint import (
+    Policy,
+    make_env_game,
+    model_payload,
+    numpy_rng_state,
+    restore_numpy_rng,
+    save_checkpoint,
+)
+from training.config import from_mapping, to_mapping
+from training.evaluation import EvalConfig, evaluate, metrics
+from training.learner import masked_log_policy
+from training.pool import OpponentPool, PoolConfig
+from training.rewards import Outcomes, RewardConfig
+from training.rollout import Batch, Episode, Potential, Rollout, RolloutConfig, ShapingConfig
+from training.runner import RunnerConfig
+
+
+@dataclass(frozen=True)
+class LossConfig:
+    gamma: float = 0.99
+    gae_lambda: float = 0.95
+    clip_coef: float = 0.2
+    clip_vloss: bool = True
+    vf_coef: float = 0.5
+    ent_coef: float = 0.01
+    norm_adv: bool = True
+
+    def __post_init__(self):
+        if not (0 < self.gamma <= 1 and 0 <= self.gae_lambda <= 1 and self.clip_coef > 0):
+            raise ValueError("need 0 < gamma <= 1, 0 <= gae_lambda <= 1 and clip_coef > 0, got "
+                             f"{self.gamma}, {self.gae_lambda}, {self.clip_coef}")
+
+
+@dataclass(frozen=True)
+class OptimConfig:
+    lr: float = 2.5e-4
+    anneal_lr: bool = True
+    update_epochs: int = 4
+    minibatch_size: int = 512
+    max_grad_norm: float = 0.5
+    target_kl: float | None = None
+
+    def __post_init__(self):
+        if self.lr <= 0 or self.update_epochs < 1 or self.minibatch_size < 1:
+            raise ValueError("optim.lr, optim.update_epochs and optim.minibatch_size must be "
+                             f"positive, got {self.lr}, {self.update_epochs}, "
+                             f"{self.minibatch_size}")
+
+
+@dataclass(frozen=True)
+class CheckpointConfig:
+    every: int = 10
+
+
+@dataclass(frozen=True)
+class PPOConfig:
+    name: str = "ppo"
+    iterations: int = 100
+    time_limit_minutes: float | None = None
+    rollout: RolloutConfig = field(default_factory=RolloutConfig)
+    loss: LossConfig = field(default_factory=LossConfig)
+    optim: OptimConfig = field(default_factory=OptimConfig)
+    rewards: RewardConfig = field(default_factory=RewardConfig)
+    shaping: ShapingConfig = field(default_factory=ShapingConfig)
+    pool: PoolConfig = field(default_factory=PoolConfig)
+    eval: EvalConfig = field(default_factory=EvalConfig)
+    checkpoint: CheckpointConfig = field(default_factory=CheckpointConfig)
+
+    def __post_init__(self):
+        if self.name != "ppo":
+            raise ValueError(f"PPOConfig is for algo.name=ppo, got {self.name!r}")
+        if self.iterations < 1:
+            raise ValueError(f"algo.iterations must be >= 1, got {self.iterations}")
+
+
+def gae(batch: Batch, gamma: float, lam: float, num_envs: int) -> tuple[np.ndarray, np.ndarray]:
+    """Advantages and returns by GAE(lambda) along each seat's chain of transitions
+    (``next_index``), newest step first; a chain ends in a finished game (value 0) or in the
+    rollout's bootstrap value."""
+    adv = np.zeros_like(batch.reward)
+    for row in reversed(range(0, len(adv), num_envs)):
+        j = np.arange(row, row + num_envs)
+        nxt, done = batch.next_index[j], batch.done[j]
+        linked = (nxt >= 0) & ~done
+        next_value = np.where(linked, batch.value[nxt], np.where(done, 0.0, batch.bootstrap[j]))
+        delta = batch.reward[j] + gamma * next_value - batch.value[j]
+        adv[j] = delta + gamma * lam * np.where(linked, adv[nxt], 0.0)
+    return adv, adv + batch.value
+
+
+def ppo_loss(logits: torch.Tensor, values: torch.Tensor, mask: torch.Tensor,
+             action: torch.Tensor, old_logp: torch.Tensor, old_value: torch.Tensor,
+             advantages: torch.Tensor, returns: torch.Tensor,
+             config: LossConfig) -> tuple[torch.Tensor, dict]:
+    """The clipped PPO objective on one minibatch; ``values`` are the mover's."""
+    log_policy = masked_log_policy(logits, mask)
+    new_logp = log_policy.gather(1, action[:, None]).squeeze(1)
+    log_ratio = new_logp - old_logp
+    ratio = log_ratio.exp()
+    if config.norm_adv:
+        advantages = (advantages - advantages.mean()) / (advantages.std(correction=0) + 1e-8)
+    c = config.clip_coef
+    pg_loss = torch.max(-advantages * ratio, -advantages * ratio.clamp(1 - c, 1 + c)).mean()
+    v_loss = (values - returns) ** 2
+    if config.clip_vloss:
+        clipped = old_value + (values - old_value).clamp(-c, c)
+        v_loss = torch.max(v_loss, (clipped - returns) ** 2)
+    v_loss = 0.5 * v_loss.mean()
+    entropy = -(log_policy.exp() * log_policy.masked_fill(~mask, 0.0)).sum(1).mean()
+    loss = pg_loss - config.ent_coef * entropy + config.vf_coef * v_loss
+    with torch.no_grad():
+        stats = {"loss/policy": pg_loss.item(), "loss/value": v_loss.item(),
+                 "loss/entropy": entropy.item(), "loss/total": loss.item(),
+                 "ppo/approx_kl": ((ratio - 1) - log_ratio).mean().item(),
+                 "ppo/clip_fraction": ((ratio - 1).abs() > c).float().mean().item()}
+    return loss, stats
+
+
+def explained_variance(predicted: np.ndarray, target: np.ndarray) -> float:
+    var = float(np.var(target))
+    return float("nan") if var == 0 else 1.0 - float(np.var(target - predicted)) / var
+
+
+def episode_metrics(episodes: list[Episode]) -> dict:
+    """Win/draw rates of the learner in the rollout's finished games, overall and per baseline
+    opponent (``rollout/vs_<spec>/win_rate``)."""
+    if not episodes:
+        return {}
+    returns = np.array([e.learner_return for e in episodes])
+    out = {"rollout/episodes": len(episodes),
+           "rollout/episode_length": float(np.mean([e.decisions for e in episodes])),
+           "rollout/win_rate": float(np.mean(returns > 0)),
+           "rollout/draw_rate": float(np.mean(returns == 0)),
+           "rollout/truncated_rate": float(np.mean([e.truncated for e in episodes])),
+           "rollout/learner_return": float(returns.mean())}
+    for spec in {e.opponent for e in episodes if isinstance(e.opponent, str)}:
+        mine = [e.learner_return > 0 for e in episodes if e.opponent == spec]
+        out[f"rollout/vs_{spec}/win_rate"] = float(np.mean(mine))
+    return out
+
+
+class PPO:
+    """The training state of one run and the loop over iterations."""
+
+    def __init__(self, config: dict, run_dir: Path, logger, resume: dict | None = None):
+        self.config = config
+        self.algo = from_mapping(PPOConfig, config["algo"], "algo")
+        self.model_config = from_mapping(
+            ModelConfig, {k: v for k, v in config["model"].items() if k != "name"}, "model")
+        runner = from_mapping(RunnerConfig, config["runner"], "runner")
+        torch.set_num_threads(runner.torch_threads)
+        self.env_config = dict(config["env"])
+        self.seed = int(config["seed"])
+        self.run_dir = Path(run_dir)
+        self.logger = logger
+        self.game = make_env_game(self.env_config)
+        self.encoder = envs.game_module(self.game.name).Encoder(self.game)
+        torch.manual_seed(self.seed)
+        self.net = self.make_net()
+        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=self.algo.optim.lr, eps=1e-5)
+        self.pool = OpponentPool(self.algo.pool)
+        self.rng = np.random.default_rng([self.seed, 3])  # minibatch order
+        self.rollout = Rollout(
+            self.game, self.encoder, self.net, self.pool, self.algo.rollout,
+            Outcomes(self.game, self.algo.rewards),
+            Potential(self.game, self.algo.shaping, self.algo.rewards), self.algo.loss.gamma,
+            np.random.default_rng([self.seed, 4]), self.make_net, _make_agent)
+        self.counters = {"iteration": 0, "agent_steps": 0, "learner_steps": 0, "episodes": 0,
+                         "seconds": 0.0}
+        self.history: list[dict] = []
+        if resume is not None:
+            self._restore(resume)
+        else:
+            self.pool.add(self.net.state_dict(), 0)
+
+    def make_net(self) -> torch.nn.Module:
+        return build_network(self.encoder.shape, self.game.num_actions, self.game.num_players,
+                             self.model_config)
+
+    # -- checkpoints -----------------------------------------------------------------------
+
+    def policy(self) -> Policy:
+        return Policy(self.env_config, self.game, self.net, self.algo.eval.simulations)
+
+    def payload(self) -> dict:
+        return {
+            "algo": "ppo",
+            "config": self.config,
+            "env_config": self.env_config,
+            "model": model_payload(self.net, self.encoder.shape, self.game.num_actions,
+                                   self.game.num_players, self.model_config),
+            "policy": {"simulations": self.algo.eval.simulations,
+                       "search": to_mapping(SearchConfig())},
+            "counters": dict(self.counters),
+            "optimizer": self.optimizer.state_dict(),
+            "pool": self.pool.state_dict(),
+            "rollout": self.rollout.state_dict(),
+            "rng": {"update": numpy_rng_state(self.rng),
+                    "rollout": numpy_rng_state(self.rollout.rng),
+                    "torch": torch.get_rng_state()},
+            "history": self.history,
+        }
+
+    def _restore(self, payload: dict) -> None:
+        self.net.load_state_dict(payload["model"]["weights"])
+        self.optimizer.load_state_dict(payload["optimizer"])
+        self.pool.load_state_dict(payload["pool"])
+        self.rollout.load_state_dict(payload["rollout"])
+        self.rng = restore_numpy_rng(payload["rng"]["update"])
+        self.rollout.rng = restore_numpy_rng(payload["rng"]["rollout"])
+        torch.set_rng_state(payload["rng"]["torch"])
+        self.counters = dict(payload["counters"])
+        self.history = list(payload.get("history") or [])
+
+    def save(self) -> Path:
+        return save_checkpoint(self.run_dir / "checkpoints" / "last.pt", self.payload())
+
+    # -- the loop --------------------------------------------------------------------------
+
+    def iteration(self) -> dict:
+        algo, c = self.algo, self.counters
+        if algo.optim.anneal_lr:  # linear to 0 over the run's iterations
+            lr = algo.optim.lr * (1.0 - c["iteration"] / algo.iterations)
+            for group in self.optimizer.param_groups:
+                group["lr"] = lr
+        self.net.eval()  # conv nets: batch norm as in the rollout (running statistics)
+        batch, episodes, stats = self.rollout.collect()
+        adv, returns = gae(batch, algo.loss.gamma, algo.loss.gae_lambda,
+                           algo.rollout.num_envs)
+        start = time.perf_counter()
+        stats.update(self.update(batch, adv, returns))
+        learn_seconds = time.perf_counter() - start
+        c["episodes"] += len(episodes)
+        c["iteration"] += 1
+        c["agent_steps"] += stats["rollout/agent_steps"]
+        stats.update(episode_metrics(episodes))
+        stats.update({
+            "rollout/agent_steps_per_s": stats["rollout/agent_steps"] / stats["rollout/seconds"],
+            "learner/samples_per_s": len(adv) * algo.optim.update_epochs / learn_seconds,
+            "ppo/explained_variance": explained_variance(batch.value, returns),
+            "ppo/lr": self.optimizer.param_groups[0]["lr"],
+            "ppo/advantage_std": float(adv.std()),
+            "pool/size": len(self.pool.snapshots),
+            "counters/agent_steps": c["agent_steps"], "counters/episodes": c["episodes"]})
+        if c["iteration"] % algo.pool.snapshot_every == 0:
+            self.pool.add(self.net.state_dict(), c["iteration"])
+        return stats
+
+    def update(self, batch: Batch, adv: np.ndarray, returns: np.ndarray) -> dict:
+        """``update_epochs`` passes over the rollout in shuffled minibatches (CleanRL)."""
+        o = self.algo.optim
+        data = [torch.from_numpy(x) for x in (batch.obs, batch.mask, batch.action, batch.logp,
+                                               batch.value, adv, returns)]
+        size = len(adv)
+        totals: dict[str, float] = {}
+        updates = 0
+        for _epoch in range(o.update_epochs):
+            order = self.rng.permutation(size)
+            for start in range(0, size, o.minibatch_size):
+                mb = torch.from_numpy(order[start:start + o.minibatch_size])
+                obs, mask, action, logp, value, mb_adv, mb_ret = (x[mb] for x in data)
+                logits, values = self.net(obs)
+                loss, stats = ppo_loss(logits, values[:, 0], mask, action, logp, value, mb_adv,
+                                       mb_ret, self.algo.loss)
+                self.optimizer.zero_grad(set_to_none=True)
+                loss.backward()
+                stats["ppo/grad_norm"] = float(torch.nn.utils.clip_grad_norm_(
+                    self.net.parameters(), o.max_grad_norm))
+                self.optimizer.step()
+                updates += 1
+                for k, v in stats.items():
+                    totals[k] = totals.get(k, 0.0) + v
+            if o.target_kl is not None and stats["ppo/approx_kl"] > o.target_kl:
+                break
+        self.counters["learner_steps"] += updates
+        return {k: v / updates for k, v in totals.items()}
+
+    def run(self) -> TrainResult:
+        algo = self.algo
+        limit = algo.time_limit_minutes
+        path = None
+        while self.counters["iteration"] < algo.iterations:
+            start = time.perf_counter()
+            stats = self.iteration()
+            i = self.counters["iteration"]
+            if algo.eval.enabled and algo.eval.every and i % algo.eval.every == 0:
+                stats.update(metrics(evaluate(self.policy(), self.env_config,
+                                              algo.eval.opponents, algo.eval.games,
+                                              algo.eval.seed)))
+            self.counters["seconds"] += time.perf_counter() - start
+            stats["time/minutes"] = self.counters["seconds"] / 60
+            self.history.append({"iteration": i, **_scalars(stats)})
+            self.logger.log(stats, step=i)
+            out_of_time = limit is not None and self.counters["seconds"] >= 60 * limit
+            last = i == algo.iterations or out_of_time
+            if last or (algo.checkpoint.every and i % algo.checkpoint.every == 0):
+                path = self.save()
+            if out_of_time:
+                break
+        if path is None:
+            path = self.save()
+        final = {}
+        if algo.eval.enabled and algo.eval.final_games:
+            final = evaluate(self.policy(), self.env_config, algo.eval.final_opponents,
+                             algo.eval.final_games, algo.eval.seed + 1)
+            final_metrics = metrics(final, prefix="final")
+            self.logger.log(final_metrics, step=self.counters["iteration"])
+            self.logger.summary(final_metrics)
+        self.logger.log_checkpoint(path, f"{self.game.name}-ppo",
+                                   {"iteration": self.counters["iteration"]})
+        return TrainResult(path, dict(self.counters), final, self.history)
+
+
+def _make_agent(spec: str, game):
+    from agents import make_agent
+
+    return make_agent(spec, game)
+
+
+def train(config: dict, run_dir: Path, logger, resume: dict | None = None) -> TrainResult:
+    """Entry point for train.py (``algo.name: ppo``)."""
+    return PPO(config, run_dir, logger, resume).run()

@@ -1,0 +1,398 @@
+"""Vectorised self-play rollouts for PPO: ``num_envs`` games stepped in lockstep.
+
+The engines are stepped directly (the PettingZoo env is a façade over the same engine): the
+observation is the game's ``Encoder`` output from the mover's view, exactly what the env shows,
+and chance nodes are resolved as the env resolves them, by drawing an outcome with the engine's
+probabilities from a seeded generator.
+
+One rollout step gives every game one decision of the learner: a single batched forward pass
+over all games, masked sampling, then the opponents' seats play (batched per opponent
+snapshot, one forward for all games facing it) until each game is back at a learner seat or
+over. A finished game is restarted at once with fresh seats and a fresh opponent from the pool.
+So a rollout is a ``[num_steps, num_envs]`` grid of learner transitions, as in single-agent PPO.
+
+Rewards of a learner transition accrue until that seat's next decision: the game's result when
+it ends (engine returns, or ``rewards.adjudication`` for a truncated game) and, with shaping on,
+``gamma * phi(next) - phi(now)`` for the seat's potential ``phi`` (0 at the end). Potential-based
+shaping (Ng et al. 1999) leaves the optimal policies unchanged while giving every move a signal.
+
+Everything random (seats, opponents, dice, sampled actions, baseline agents' seeds) comes from
+one generator, so a rollout depends only on its seed and the weights; games in flight are saved
+as their action histories and rebuilt by replaying them, which makes a resume exact.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+
+from models.evaluator import ViewMaps
+from training.learner import masked_log_policy
+from training.pool import Entry, OpponentPool
+from training.rewards import ADJUDICATORS, Outcomes, RewardConfig
+
+POTENTIALS = ("none", "distance")
+
+
+@dataclass(frozen=True)
+class ShapingConfig:
+    potential: str = "none"
+    weight: float = 0.5
+
+    def __post_init__(self):
+        if self.potential not in POTENTIALS:
+            raise ValueError(f"shaping.potential must be one of {', '.join(POTENTIALS)}, "
+                             f"got {self.potential!r}")
+        if self.weight < 0:
+            raise ValueError(f"shaping.weight must be >= 0, got {self.weight}")
+
+
+class Potential:
+    """``phi(state)``: every player's potential, ``weight`` times its lead in the race in
+    (-1, 1) (training/rewards.py's distance adjudicators); ``None`` when shaping is off."""
+
+    def __init__(self, game, shaping: ShapingConfig, rewards: RewardConfig):
+        self.lead = None
+        if shaping.potential == "distance" and shaping.weight > 0:
+            if game.name not in ADJUDICATORS:
+                raise ValueError(f"no distance potential for game {game.name!r} (have "
+                                 f"{', '.join(ADJUDICATORS)}); set algo.shaping.potential=none")
+            self.lead = ADJUDICATORS[game.name]
+        self.weight = shaping.weight
+        self.scale = rewards.scale
+
+    @property
+    def enabled(self) -> bool:
+        return self.lead is not None
+
+    def __call__(self, state) -> np.ndarray:
+        return self.weight * self.lead(state, self.scale)
+
+
+def resolve_chance(state, rng: np.random.Generator, actions: list[int]) -> None:
+    """Draw chance outcomes with the engine's probabilities until a decision or the end."""
+    while state.is_chance_node():
+        outcomes = state.chance_outcomes()
+        u, total = rng.random(), 0.0
+        chosen = outcomes[-1][0]  # should rounding leave the sum of probabilities below u
+        for outcome, probability in outcomes:
+            total += probability
+            if u < total:
+                chosen = outcome
+                break
+        state.apply_action(chosen)
+        actions.append(chosen)
+
+
+def sample_masked(log_policy: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One action per row drawn from ``exp(log_policy)`` by the Gumbel-max trick. Masked actions
+    carry log-probabilities near -1e9 (``masked_log_policy``), which no Gumbel noise (at most
+    ~40) can lift above a legal one, so they are never drawn."""
+    return np.argmax(log_policy + rng.gumbel(size=log_policy.shape), axis=1)
+
+
+@dataclass(frozen=True)
+class RolloutConfig:
+    num_envs: int = 64
+    num_steps: int = 32
+    learner_seats: int = 1
+
+    def __post_init__(self):
+        if self.num_envs < 1 or self.num_steps < 1 or self.learner_seats < 1:
+            raise ValueError("num_envs, num_steps and learner_seats must be >= 1, got "
+                             f"{self.num_envs}, {self.num_steps}, {self.learner_seats}")
+
+
+@dataclass
+class Batch:
+    """Learner transitions of one rollout, flat ``[num_steps * num_envs]`` in step order.
+
+    ``next_index[j]``: the same seat's next transition in this batch (-1: none); ``done[j]``:
+    the game ended before that seat moved again; ``bootstrap[j]``: the value estimate where the
+    rollout stopped, for transitions with neither.
+    """
+
+    obs: np.ndarray
+    mask: np.ndarray  # legal view actions
+    action: np.ndarray  # view actions
+    logp: np.ndarray
+    value: np.ndarray
+    reward: np.ndarray
+    done: np.ndarray
+    next_index: np.ndarray
+    bootstrap: np.ndarray
+
+    @classmethod
+    def empty(cls, size: int, obs_shape, num_actions: int) -> Batch:
+        return cls(np.zeros((size, *obs_shape), np.float32), np.zeros((size, num_actions), bool),
+                   np.zeros(size, np.int64), np.zeros(size, np.float32),
+                   np.zeros(size, np.float32), np.zeros(size, np.float32),
+                   np.zeros(size, bool), np.full(size, -1, np.int64),
+                   np.zeros(size, np.float32))
+
+
+@dataclass
+class Episode:
+    """A finished game, from the learner's side."""
+
+    opponent: int | str | None  # pool key; None when the learner held every seat
+    learner_return: float  # engine return, mean over the learner's seats (unshaped)
+    decisions: int  # agent steps of all seats
+    truncated: bool
+
+
+@dataclass
+class Slot:
+    """One game of the vector, with who plays which seat."""
+
+    state: object
+    learner: np.ndarray  # bool per seat
+    opponent: Entry | None
+    agent_seeds: dict[int, int]  # baseline agents: seat -> the seed it was reset with
+    actions: list[int] = field(default_factory=list)  # every applied action, chance included
+    decisions: int = 0
+    open: dict[int, int] = field(default_factory=dict)  # seat -> transition awaiting its next
+    phi: dict[int, float] = field(default_factory=dict)  # seat -> potential at that transition
+
+
+class Rollout:
+    """The vector of games and the step loop; ``collect()`` returns one rollout's transitions.
+
+    ``make_net()`` builds a network of the learner's shape for opponent snapshots;
+    ``make_agent(spec, game)`` builds baseline agents (``agents.make_agent``).
+    """
+
+    def __init__(self, game, encoder, net: torch.nn.Module, pool: OpponentPool,
+                 config: RolloutConfig, outcomes: Outcomes, potential: Potential, gamma: float,
+                 rng: np.random.Generator, make_net: Callable[[], torch.nn.Module],
+                 make_agent: Callable | None = None):
+        if config.learner_seats > game.num_players:
+            raise ValueError(f"learner_seats={config.learner_seats} exceeds the game's "
+                             f"{game.num_players} players")
+        self.game = game
+        self.encoder = encoder
+        self.net = net
+        self.pool = pool
+        self.config = config
+        self.outcomes = outcomes
+        self.potential = potential
+        self.gamma = gamma
+        self.rng = rng
+        self.make_net = make_net
+        self.make_agent = make_agent
+        self.maps = ViewMaps(encoder, game.num_players)
+        self.opponent_nets: dict[int, torch.nn.Module] = {}
+        self.agents: dict[tuple[int, int, str], object] = {}  # (slot, seat, spec) -> Agent
+        self.slots: list[Slot] = []
+        self.agent_steps = 0
+
+    # -- games ------------------------------------------------------------------------------
+
+    def _new_game(self, index: int) -> Slot:
+        n, k = self.game.num_players, self.config.learner_seats
+        learner = np.zeros(n, bool)
+        learner[self.rng.choice(n, k, replace=False)] = True
+        opponent = self.pool.sample(self.rng) if k < n else None
+        seeds = {}
+        if opponent is not None and isinstance(opponent.key, str):
+            for seat in np.flatnonzero(~learner):
+                seeds[int(seat)] = int(self.rng.integers(2**31))
+        slot = Slot(self.game.new_initial_state(), learner, opponent, seeds)
+        for seat, seed in seeds.items():
+            self._agent(index, seat, opponent.key).reset(self.game, seat, seed)
+        resolve_chance(slot.state, self.rng, slot.actions)
+        return slot
+
+    def _agent(self, index: int, seat: int, spec: str):
+        key = (index, seat, spec)
+        if key not in self.agents:
+            if self.make_agent is None:
+                raise ValueError(f"baseline opponent {spec!r} needs make_agent")
+            self.agents[key] = self.make_agent(spec, self.game)
+        return self.agents[key]
+
+    def _opponent_net(self, entry: Entry) -> torch.nn.Module:
+        net = self.opponent_nets.get(entry.key)
+        if net is None:
+            in_use = {s.opponent.key for s in self.slots if s.opponent is not None}
+            for key in [k for k in self.opponent_nets if k not in in_use]:
+                del self.opponent_nets[key]
+            net = self.make_net()
+            net.load_state_dict(entry.weights)
+            self.opponent_nets[entry.key] = net.eval()
+        return net
+
+    def _apply(self, slot: Slot, action: int) -> None:
+        slot.state.apply_action(action)
+        slot.actions.append(action)
+        slot.decisions += 1
+        self.agent_steps += 1
+        resolve_chance(slot.state, self.rng, slot.actions)
+
+    def _learner_to_move(self, slot: Slot) -> bool:
+        return slot.learner[slot.state.current_player()]
+
+    # -- the step loop ----------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Fresh games in every slot, each advanced to a learner decision."""
+        self.slots = [self._new_game(i) for i in range(self.config.num_envs)]
+        self._advance(None, [])
+
+    def collect(self) -> tuple[Batch, list[Episode], dict]:
+        if not self.slots:
+            self.start()
+        n_envs, steps = self.config.num_envs, self.config.num_steps
+        batch = Batch.empty(n_envs * steps, self.encoder.shape, self.game.num_actions)
+        episodes: list[Episode] = []
+        start, agent_steps = time.perf_counter(), self.agent_steps
+        for t in range(steps):
+            self._learner_step(batch, t * n_envs)
+            self._advance(batch, episodes)
+        self._bootstrap(batch)
+        seconds = time.perf_counter() - start
+        return batch, episodes, {"rollout/agent_steps": self.agent_steps - agent_steps,
+                                 "rollout/seconds": seconds}
+
+    def _learner_step(self, batch: Batch, row: int) -> None:
+        """One batched decision of the learner in every game."""
+        encode, perms = self.encoder.encode, self.maps.perms
+        players = []
+        for i, slot in enumerate(self.slots):
+            player = slot.state.current_player()
+            players.append(player)
+            batch.obs[row + i] = encode(slot.state, player)
+            batch.mask[row + i] = slot.state.legal_actions_mask()[perms[player]]
+        rows = slice(row, row + len(self.slots))
+        with torch.inference_mode():
+            logits, values = self.net(torch.from_numpy(batch.obs[rows]))
+            log_policy = masked_log_policy(logits, torch.from_numpy(batch.mask[rows])).numpy()
+        actions = sample_masked(log_policy, self.rng)
+        batch.action[rows] = actions
+        batch.logp[rows] = log_policy[np.arange(len(actions)), actions]
+        batch.value[rows] = values[:, 0].numpy()
+        for i, (slot, player, action) in enumerate(zip(self.slots, players, actions,
+                                                        strict=True)):
+            j = row + i
+            self._link(batch, slot, player, j)
+            self._apply(slot, int(perms[player][action]))
+
+    def _link(self, batch: Batch, slot: Slot, seat: int, j: int) -> None:
+        """Transition ``j`` of ``seat`` becomes the successor of its open one."""
+        phi = float(self.potential(slot.state)[seat]) if self.potential.enabled else 0.0
+        previous = slot.open.get(seat)
+        if previous is not None:
+            batch.next_index[previous] = j
+            batch.reward[previous] += self.gamma * phi - slot.phi[seat]
+        slot.open[seat] = j
+        slot.phi[seat] = phi
+
+    def _advance(self, batch: Batch | None, episodes: list[Episode]) -> None:
+        """Opponents play, batched per opponent, until every game waits for the learner;
+        finished games are scored and restarted."""
+        while True:
+            for i, slot in enumerate(self.slots):
+                if slot.state.is_terminal():
+                    self._finish(batch, slot, episodes)
+                    self.slots[i] = self._new_game(i)
+            waiting = [i for i, s in enumerate(self.slots) if not self._learner_to_move(s)]
+            if not waiting:
+                return
+            groups: dict[int | str, list[int]] = {}
+            for i in waiting:
+                groups.setdefault(self.slots[i].opponent.key, []).append(i)
+            for indices in groups.values():
+                self._opponents_move(indices)
+
+    def _opponents_move(self, indices: list[int]) -> None:
+        entry = self.slots[indices[0]].opponent
+        if isinstance(entry.key, str):  # a baseline agent per seat
+            for i in indices:
+                slot = self.slots[i]
+                seat = slot.state.current_player()
+                self._apply(slot, int(self._agent(i, seat, entry.key).act(slot.state)))
+            return
+        net, perms = self._opponent_net(entry), self.maps.perms
+        players = [self.slots[i].state.current_player() for i in indices]
+        obs = np.stack([self.encoder.encode(self.slots[i].state, p)
+                        for i, p in zip(indices, players, strict=True)])
+        mask = np.stack([self.slots[i].state.legal_actions_mask()[perms[p]]
+                         for i, p in zip(indices, players, strict=True)])
+        with torch.inference_mode():
+            logits, _ = net(torch.from_numpy(obs))
+            log_policy = masked_log_policy(logits, torch.from_numpy(mask)).numpy()
+        for i, p, action in zip(indices, players, sample_masked(log_policy, self.rng),
+                                strict=True):
+            self._apply(self.slots[i], int(perms[p][action]))
+
+    def _finish(self, batch: Batch | None, slot: Slot, episodes: list[Episode]) -> None:
+        outcome = self.outcomes(slot.state)
+        returns = slot.state.returns()
+        for seat, j in slot.open.items():
+            if batch is not None:
+                batch.reward[j] += outcome[seat] - slot.phi[seat]
+                batch.done[j] = True
+        learner_return = float(np.mean(returns[slot.learner]))
+        if slot.opponent is not None:
+            self.pool.record(slot.opponent.key, 0.5 - 0.5 * float(np.sign(learner_return)))
+        episodes.append(Episode(None if slot.opponent is None else slot.opponent.key,
+                                learner_return, slot.decisions, bool(slot.state.is_truncated())))
+
+    def _bootstrap(self, batch: Batch) -> None:
+        """Close the rollout: every open transition gets the shaping up to here and the value of
+        the current position from its seat's view (the mover's own for the usual one seat)."""
+        pending = [(slot, seat, j) for slot in self.slots for seat, j in slot.open.items()]
+        obs = np.stack([self.encoder.encode(slot.state, seat) for slot, seat, _ in pending])
+        with torch.inference_mode():
+            _, values = self.net(torch.from_numpy(obs))
+        for (slot, seat, j), value in zip(pending, values[:, 0].numpy(), strict=True):
+            phi = float(self.potential(slot.state)[seat]) if self.potential.enabled else 0.0
+            batch.reward[j] += self.gamma * phi - slot.phi[seat]
+            batch.bootstrap[j] = value
+        for slot in self.slots:
+            slot.open, slot.phi = {}, {}
+
+    # -- checkpoints ------------------------------------------------------------------------
+
+    def state_dict(self) -> dict:
+        """The games in flight as plain data: seats, opponent, baseline seeds and the actions
+        played so far (a snapshot that has left the pool travels with its weights)."""
+        games = []
+        for slot in self.slots:
+            opponent = slot.opponent
+            games.append({
+                "learner": slot.learner.tolist(), "actions": list(slot.actions),
+                "decisions": slot.decisions,
+                "agent_seeds": {str(k): v for k, v in slot.agent_seeds.items()},
+                "opponent": None if opponent is None else opponent.key,
+                "opponent_weights": (opponent.weights if opponent is not None
+                                     and self.pool.entry(opponent.key) is None else None)})
+        return {"games": games, "agent_steps": self.agent_steps}
+
+    def load_state_dict(self, state: dict) -> None:
+        """Rebuild the games by replaying their actions; baseline agents replay their moves too,
+        so their per-game state is as it was."""
+        self.slots = []
+        for index, g in enumerate(state["games"]):
+            key = g["opponent"]
+            entry = None
+            if key is not None:
+                entry = self.pool.entry(key) or Entry(key, weights=g["opponent_weights"])
+            seeds = {int(k): v for k, v in g["agent_seeds"].items()}
+            slot = Slot(self.game.new_initial_state(), np.array(g["learner"], bool), entry,
+                        seeds, decisions=g["decisions"])
+            for seat, seed in seeds.items():
+                self._agent(index, seat, key).reset(self.game, seat, seed)
+            for action in g["actions"]:
+                player = slot.state.current_player()
+                if player in seeds:
+                    replayed = self._agent(index, player, key).act(slot.state)
+                    assert replayed == action, "baseline agent replays differently"
+                slot.state.apply_action(action)
+                slot.actions.append(action)
+            self.slots.append(slot)
+        self.agent_steps = int(state["agent_steps"])
