@@ -20,6 +20,7 @@ import torch
 
 import envs
 from models.nets import ModelConfig, build_network
+from models.symmetry import augmenter, symmetries
 from search.puct import SearchConfig
 from training.checkpoint import (
     Policy,
@@ -151,7 +152,9 @@ class AlphaZero:
         self.net = build_network(self.encoder.shape, self.game.num_actions,
                                  self.game.num_players, self.model_config)
         Outcomes(self.game, self.algo.rewards)  # a bad reward config fails before any work
-        self.learner = Learner(self.net, self.algo.learner)
+        augment = augmenter(symmetries(self.game, self.encoder)) if self.algo.learner.augment \
+            else None
+        self.learner = Learner(self.net, self.algo.learner, augment)
         self.replay = ReplayBuffer(self.algo.replay.capacity, self.encoder.shape,
                                    self.game.num_actions, self.game.num_players)
         self.rng = np.random.default_rng([self.seed, 1])
@@ -235,6 +238,7 @@ class AlphaZero:
                 stats["time/minutes"] = self.counters["seconds"] / 60
                 self.history.append({"iteration": i, **_scalars(stats)})
                 self.logger.log(stats, step=i)
+                print(progress_line(stats, i, algo.iterations), flush=True)
                 out_of_time = limit is not None and self.counters["seconds"] >= 60 * limit
                 last = i == algo.iterations or out_of_time
                 if last or (algo.checkpoint.every and i % algo.checkpoint.every == 0):
@@ -264,6 +268,20 @@ class AlphaZero:
                                  game_frames(self.env_config, self.last_records[0].actions),
                                  step=step)
         return metrics(results)
+
+
+def progress_line(stats: dict, iteration: int, iterations: int) -> str:
+    """One console line per iteration: counters, losses, self-play speed, evaluation."""
+    parts = [f"iter {iteration}/{iterations}", f"{stats['time/minutes']:.1f} min",
+             f"games {stats['counters/games']}",
+             f"len {stats['selfplay/game_length']:.0f}",
+             f"decided {stats['selfplay/decided_rate']:.2f}",
+             f"sims/s {stats['selfplay/simulations_per_s']:.0f}"]
+    if "loss/total" in stats:
+        parts += [f"loss p {stats['loss/policy']:.3f} v {stats['loss/value']:.3f}"]
+    parts += [f"{k.split('/')[1]} win {v:.2f}" for k, v in stats.items()
+              if k.startswith("eval/") and k.endswith("/win_rate")]
+    return " | ".join(parts)
 
 
 def _scalars(stats: dict) -> dict:

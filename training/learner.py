@@ -28,6 +28,7 @@ class LearnerConfig:
     sample_reuse: float = 4.0
     min_samples: int = 256
     max_grad_norm: float = 10.0
+    augment: bool = True
 
     def __post_init__(self):
         if self.batch_size < 1 or self.lr <= 0 or self.sample_reuse <= 0:
