@@ -3,16 +3,11 @@ owner's colour), Outer Stations (discs) and Cross Stations (crosses), line numbe
 letters, a label column naming each line's stations and the sweep lines; Scouts as discs and
 Guards as squares in the player's colour; a panel per player with score, placed Scouts, Guards
 in the tray and forfeited pieces; the half-move in progress as an arrow and a sweep as a
-highlighted track.
-
-``python -m envs.barricade.render [folder]`` writes the pictures of docs/barricade.md
-(default folder ``docs/images``).
+highlighted track. ``docs/barricade_figures.py`` draws the pictures of docs/barricade.md
+with it.
 """
 
 from __future__ import annotations
-
-import sys
-from pathlib import Path
 
 import numpy as np
 from PIL import Image, ImageDraw
@@ -234,36 +229,3 @@ def _status(state: State) -> str:
     if state.legal_actions_mask()[138:].any():
         return f"{PLAYER_NAMES[state.to_move]} must forfeit"
     return f"{PLAYER_NAMES[state.to_move]}: half-move {state.half + 1} of 2"
-
-
-def _example_position(game) -> State:
-    """A mid-game position with every kind of thing to see: placed Scouts, Guards on the board,
-    in the tray and forfeited, a sweep under way and a half-move in progress."""
-    return game.state_from_dict({
-        "scouts": [[[13, 2], [6, 3], [2, 5]], [[1, 4], [9, 6], [12, 1]]],
-        "guards": [[[7, 3], "out"], [[8, 6], "tray"]],
-        "placed_order": [[0], [0]],
-        "to_move": 0, "half": 1,
-        "first_half": {"kind": "scout", "scout": 1, "from": [6, 4], "d": 2},
-        "sweep": [{"scout": 1, "stations": [[6, 3], [6, 4]], "count": 3}, None],
-        "turn": 41,
-    })
-
-
-def main(folder: str = "docs/images") -> None:
-    from envs.barricade.engine import Game
-
-    out = Path(folder)
-    out.mkdir(parents=True, exist_ok=True)
-    game = Game()
-    pictures = {
-        "barricade_board.png": game.new_initial_state(),
-        "barricade_midgame.png": _example_position(game),
-    }
-    for name, state in pictures.items():
-        Image.fromarray(draw(state)).save(out / name)
-        print(f"wrote {out / name}")
-
-
-if __name__ == "__main__":
-    main(*sys.argv[1:])
