@@ -215,3 +215,25 @@ def test_tiny_run_trains_checkpoints_and_evaluates(tmp_path):
     assert state.legal_actions_mask()[agent.act(state)]
     with pytest.raises(ValueError, match="trained with rows=8"):
         make_agent(f"checkpoint:{result.checkpoint}", blockade.Game())
+
+
+def test_process_runner_returns_the_same_records_as_the_local_one():
+    from training.alphazero import SelfPlayFactory
+    from training.runner import RunnerConfig, make_runner
+
+    factory = SelfPlayFactory({"name": "blockade", "rows": 8, "cols": 8, "max_turns": 20},
+                              ModelConfig(channels=4, blocks=1, hidden=8),
+                              SearchConfig(simulations=4), SelfPlayConfig(max_moves=12),
+                              RewardConfig())
+    torch.manual_seed(0)
+    weights = factory().net.state_dict()
+    seeds = [5, 6, 7]
+    records = {}
+    for name in ("local", "processes"):
+        runner = make_runner(RunnerConfig(name=name, workers=2, torch_threads=1), factory)
+        runner.set_weights(weights)
+        records[name] = runner.play(seeds)
+        runner.close()
+    for a, b in zip(records["local"], records["processes"], strict=True):
+        assert a.seed == b.seed and a.actions == b.actions
+        np.testing.assert_allclose(a.samples.policy, b.samples.policy, atol=1e-6)
