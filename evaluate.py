@@ -20,19 +20,29 @@ from omegaconf import DictConfig, OmegaConf
 from arena.evaluation import EvalConfig, check_agents, lineups, log_to_wandb, run_evaluation
 
 
+def prepare(cfg: DictConfig) -> tuple[dict, EvalConfig]:
+    """The env config and the typed evaluation config, with every agent built once and the
+    schedule checked; bad input raises ``ValueError``/``TypeError``/``FileNotFoundError`` with
+    a one-line message."""
+    values = {key: OmegaConf.to_container(value, resolve=True)
+              if OmegaConf.is_config(value) else value
+              for key, value in cfg.items() if key != "logger"}
+    env_config = values.pop("env")
+    config = EvalConfig.from_dict(values)
+    game = check_agents(env_config, config.agents, config.agent_options)
+    lineups(config, game.num_players)
+    return env_config, config
+
+
 @hydra.main(version_base=None, config_path="configs", config_name="evaluate")
 def main(cfg: DictConfig) -> None:
-    values = OmegaConf.to_container(cfg, resolve=True)
-    env_config = values.pop("env")
-    logger = values.pop("logger")
     try:
-        config = EvalConfig.from_dict(values)
-        game = check_agents(env_config, config.agents, config.agent_options)
-        lineups(config, game.num_players)
+        env_config, config = prepare(cfg)
     except (ValueError, TypeError, FileNotFoundError) as error:
         sys.exit(f"error: {error}")
     evaluation = run_evaluation(env_config, config, Path(HydraConfig.get().runtime.output_dir))
-    log_to_wandb(logger, OmegaConf.to_container(cfg, resolve=True), evaluation)
+    run_config = OmegaConf.to_container(cfg, resolve=True)
+    log_to_wandb(run_config["logger"], run_config, evaluation)
 
 
 if __name__ == "__main__":

@@ -165,16 +165,13 @@ def log_to_wandb(logger: dict, run_config: dict, evaluation: Evaluation) -> None
         return
     import wandb
 
-    from arena.report import CSV_COLUMNS, match_summary
+    from arena.report import CSV_COLUMNS, csv_rows
 
     run = wandb.init(mode=logger["mode"], project=logger.get("project"),
                      entity=logger.get("entity"), dir=logger.get("dir"),
                      tags=list(logger.get("tags") or []), job_type="evaluate",
                      config=run_config)
-    rows = []
-    for match in evaluation.matches:
-        for agent in match_summary(match)["agents"]:
-            rows.append([" vs ".join(match.names)] + [agent[c] for c in CSV_COLUMNS[1:]])
+    rows = [[row[c] for c in CSV_COLUMNS] for row in csv_rows(evaluation.matches)]
     run.log({"results": wandb.Table(columns=list(CSV_COLUMNS), data=rows),
              "ratings": wandb.Table(columns=["agent", "rating", "low", "high"],
                                     data=[[r.name, r.rating, r.low, r.high]

@@ -106,10 +106,12 @@ def lineup_names(agent_specs: Sequence) -> list[str]:
 
 def options_for(spec: str, agent_options: dict | None) -> dict:
     """Options of one spec from ``agent_options``, keyed by agent name (``mcts``) or by the
-    whole spec; the whole spec's entry wins."""
+    whole spec; the whole spec's entry wins; ``None`` values mean "the agent's default" and are
+    left out."""
     agent_options = agent_options or {}
     name, _ = parse_spec(spec)
-    return {**(agent_options.get(name) or {}), **(agent_options.get(spec) or {})}
+    options = {**(agent_options.get(name) or {}), **(agent_options.get(spec) or {})}
+    return {key: value for key, value in options.items() if value is not None}
 
 
 def make_env_game(env_config: dict):

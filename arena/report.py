@@ -94,15 +94,22 @@ CSV_COLUMNS = ("lineup", "agent", "games", "wins", "draws", "losses", "win_rate"
                "win_high", "win_share", "mean_return", "seconds_per_move")
 
 
+def csv_rows(matches: Sequence[MatchResult]) -> list[dict]:
+    """One row per agent per match, with the columns of ``CSV_COLUMNS``."""
+    rows = []
+    for m in matches:
+        for agent in match_summary(m)["agents"]:
+            row = {"lineup": " vs ".join(m.names), "agent": agent["name"]}
+            row.update({k: agent[k] for k in CSV_COLUMNS[2:]})
+            rows.append(row)
+    return rows
+
+
 def write_csv(path: Path, matches: Sequence[MatchResult]) -> None:
-    """One row per agent per match."""
     with open(path, "w", newline="") as file:
         writer = csv.DictWriter(file, fieldnames=CSV_COLUMNS)
         writer.writeheader()
-        for m in matches:
-            for row in match_summary(m)["agents"]:
-                writer.writerow({"lineup": " vs ".join(m.names),
-                                 **{k: row[k] for k in CSV_COLUMNS if k in row}})
+        writer.writerows(csv_rows(matches))
 
 
 def pairwise_scores(matches: Sequence[MatchResult]) -> tuple[list[str], np.ndarray]:

@@ -1,0 +1,136 @@
+"""evaluate.py end to end on tiny game counts (W&B disabled), its one-line errors, and
+checkpoint agents built from a real (untrained) checkpoint file."""
+
+import csv
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from agents import make_agent
+from arena import load_records, play_match, replay
+from arena.match import make_env_game
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def evaluate(*overrides, out: Path):
+    return subprocess.run(
+        [sys.executable, "evaluate.py", "logger=disabled", f"hydra.run.dir={out}", *overrides],
+        cwd=ROOT, capture_output=True, text=True, timeout=300)
+
+
+def test_round_robin_writes_tables_json_csv_chart_records_and_gifs(tmp_path):
+    run = evaluate("env=nobles", "agents=[heuristic,random,mcts]", "games=2",
+                   "agent_options.mcts.simulations=4", "gif_games=[1]", "save_records=true",
+                   out=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert "heuristic vs random (2 games)" in run.stdout
+    assert "Elo (Bradley-Terry)" in run.stdout
+    results = json.loads((tmp_path / "results.json").read_text())
+    assert [m["lineup"] for m in results["matches"]] == [
+        ["heuristic", "random"], ["heuristic", "mcts"], ["random", "mcts"]]
+    assert all(m["games"] == 2 for m in results["matches"])
+    assert {r["name"] for r in results["ratings"]} == {"heuristic", "random", "mcts"}
+    assert len(results["games"]) == 6
+    with open(tmp_path / "results.csv") as file:
+        rows = list(csv.DictReader(file))
+    assert len(rows) == 6
+    assert all(int(r["wins"]) + int(r["draws"]) + int(r["losses"]) == 2 for r in rows)
+    with Image.open(tmp_path / "ratings.png") as chart:
+        assert chart.width > 400
+    records = load_records(tmp_path / "games.jsonl")
+    assert len(records) == 6
+    assert all(list(replay(r))[-1].is_terminal() for r in records)
+    gifs = sorted(p.name for p in tmp_path.glob("*.gif"))
+    assert gifs == ["lineup0_game1.gif", "lineup1_game1.gif", "lineup2_game1.gif"]
+
+
+def test_versus_schedule_for_four_players(tmp_path):
+    run = evaluate("env=nobles", "env.num_players=4", "schedule=versus", "agents=[heuristic]",
+                   "games=3", "chart=false", out=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert "rounded up from 3 to 4" in run.stdout
+    results = json.loads((tmp_path / "results.json").read_text())
+    assert results["matches"][0]["lineup"] == ["heuristic", "random", "random#2", "random#3"]
+    assert results["matches"][0]["games"] == 4
+    assert "openskill" in run.stdout
+    assert not (tmp_path / "ratings.png").exists()
+
+
+def prepare(*overrides):
+    """evaluate.py's config checks in-process, on the config Hydra composes."""
+    from hydra import compose, initialize_config_dir
+
+    import evaluate as entry_point
+
+    with initialize_config_dir(config_dir=str(ROOT / "configs"), version_base=None):
+        cfg = compose(config_name="evaluate", overrides=["logger=disabled", *overrides])
+    return entry_point.prepare(cfg)
+
+
+@pytest.mark.parametrize("overrides, message", [
+    (["agents=[heuristic,minimax]"], "unknown agent 'minimax'; valid agents: random, "
+                                     "heuristic, mcts, checkpoint:PATH"),
+    (["agents=[heuristic,checkpoint:nowhere.pt]"], "checkpoint not found: nowhere.pt"),
+    (["env.num_players=4", "agents=[heuristic,random]"], "a round robin of a 4-player game "
+                                                         "needs at least 4 agents"),
+    (["agents=[heuristic,random]", "games=0"], "games and workers must be at least 1"),
+    (["agents=[heuristic,random]", "+colour=blue"], "unknown evaluate option(s) colour"),
+    (["agents=[heuristic,heuristic]"], "agents lists an agent twice"),
+    (["agents=[mcts]", "agent_options.mcts.rollout=greedy"], "rollout must be one of"),
+    (["agents=[heuristic,random]", "+env.board=huge"], "unexpected keyword argument 'board'"),
+])
+def test_bad_input_is_refused_before_any_game(overrides, message):
+    with pytest.raises((ValueError, TypeError, FileNotFoundError)) as error:
+        prepare("env=nobles", *overrides)
+    assert message in str(error.value)
+    assert "\n" not in str(error.value)
+
+
+def test_the_cli_reports_bad_input_as_one_line(tmp_path):
+    run = evaluate("env=nobles", "agents=[heuristic,minimax]", out=tmp_path)
+    assert run.returncode != 0
+    assert run.stderr.strip() == ("error: unknown agent 'minimax'; valid agents: random, "
+                                  "heuristic, mcts, checkpoint:PATH")
+    assert not (tmp_path / "results.json").exists()
+
+
+@pytest.fixture(scope="module")
+def nobles_checkpoint(tmp_path_factory):
+    """An untrained but complete checkpoint for 2-player Nobles, written by the training code."""
+    checkpoint = pytest.importorskip("training.checkpoint")
+    from envs.nobles import Encoder
+    from models.nets import ModelConfig, build_network
+
+    env_config = {"name": "nobles", "num_players": 2}
+    game = make_env_game(env_config)
+    encoder = Encoder(game)
+    config = ModelConfig(channels=4, blocks=0, hidden=8, policy_channels=1)
+    net = build_network(encoder.shape, game.num_actions, game.num_players, config)
+    path = tmp_path_factory.mktemp("checkpoints") / "nobles.pt"
+    checkpoint.save_checkpoint(path, {
+        "algo": "test", "config": {}, "env_config": env_config,
+        "model": checkpoint.model_payload(net, encoder.shape, game.num_actions,
+                                          game.num_players, config),
+        "policy": {"simulations": 0}, "counters": {}})
+    return path
+
+
+def test_checkpoint_agent_plays_its_game(nobles_checkpoint):
+    result = play_match({"name": "nobles"}, [f"checkpoint:{nobles_checkpoint}", "random"], 2,
+                        seed=0)
+    assert sum(s.games for s in result.summaries) == 4
+
+
+def test_checkpoint_of_another_game_is_refused(nobles_checkpoint, tmp_path):
+    with pytest.raises(ValueError, match="trained on 'nobles', not 'blockade'"):
+        make_agent(f"checkpoint:{nobles_checkpoint}", make_env_game({"name": "blockade"}))
+    with pytest.raises(ValueError, match="num_players=2 but the game has num_players=4"):
+        make_agent(f"checkpoint:{nobles_checkpoint}",
+                   make_env_game({"name": "nobles", "num_players": 4}))
+    with pytest.raises(ValueError, match="trained on 'nobles', not 'blockade'"):
+        prepare("env=blockade", f"agents=[checkpoint:{nobles_checkpoint},random]")
