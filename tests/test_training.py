@@ -200,9 +200,10 @@ def test_resume_refuses_another_game_or_network(tmp_path):
 
 def test_tiny_run_trains_checkpoints_and_evaluates(tmp_path):
     result = train_tiny(tmp_path, "run", ["algo.iterations=2", "algo.eval.every=2",
+                                          "algo.warm_start.games=2", "algo.warm_start.steps=3",
                                           "algo.eval.games=2", "algo.eval.final_games=2",
                                           "algo.eval.final_opponents=[random]"])
-    assert result.counters["iteration"] == 2
+    assert result.counters["iteration"] == 2 and result.counters["warm_started"]
     assert "eval/random/win_rate" in result.history[-1]
     assert result.final_eval["random"].summaries[0].games == 2
     policy = load_policy(result.checkpoint)
@@ -237,3 +238,18 @@ def test_process_runner_returns_the_same_records_as_the_local_one():
     for a, b in zip(records["local"], records["processes"], strict=True):
         assert a.seed == b.seed and a.actions == b.actions
         np.testing.assert_allclose(a.samples.policy, b.samples.policy, atol=1e-6)
+
+
+def test_warm_start_samples_carry_the_teachers_choices_and_the_outcome():
+    from training.warmstart import WarmStartConfig, teacher_samples
+
+    game = blockade.Game(rows=8, cols=8, max_turns=40)
+    encoder = blockade.Encoder(game)
+    samples = teacher_samples(game, encoder, WarmStartConfig(games=2), Outcomes(
+        game, RewardConfig()), seed=0)
+    assert len(samples) > 0
+    assert np.all(samples.policy.sum(axis=1) == 1.0)
+    chosen = samples.policy.argmax(axis=1)
+    assert samples.mask[np.arange(len(samples)), chosen].all()  # labels are legal view actions
+    # The heuristic beats random: the first game's winner is the teacher (seat 0, first mover).
+    assert samples.value[0, 0] == 1.0

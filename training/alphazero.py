@@ -37,6 +37,7 @@ from training.replay import ReplayBuffer, Samples
 from training.rewards import Outcomes, RewardConfig
 from training.runner import RunnerConfig, make_runner
 from training.selfplay import GameRecord, SelfPlay, SelfPlayConfig
+from training.warmstart import WarmStartConfig, teacher_samples
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,7 @@ class AlphaZeroConfig:
     replay: ReplayConfig = field(default_factory=ReplayConfig)
     learner: LearnerConfig = field(default_factory=LearnerConfig)
     rewards: RewardConfig = field(default_factory=RewardConfig)
+    warm_start: WarmStartConfig = field(default_factory=WarmStartConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
     checkpoint: CheckpointConfig = field(default_factory=CheckpointConfig)
 
@@ -158,7 +160,8 @@ class AlphaZero:
         self.replay = ReplayBuffer(self.algo.replay.capacity, self.encoder.shape,
                                    self.game.num_actions, self.game.num_players)
         self.rng = np.random.default_rng([self.seed, 1])
-        self.counters = {"iteration": 0, "games": 0, "samples": 0, "seconds": 0.0}
+        self.counters = {"iteration": 0, "games": 0, "samples": 0, "seconds": 0.0,
+                         "warm_started": False}
         self.history: list[dict] = []
         if resume is not None:
             self._restore(resume)
@@ -201,6 +204,21 @@ class AlphaZero:
 
     # -- the loop --------------------------------------------------------------------------
 
+    def warm_start(self) -> dict:
+        """Teacher games into the buffer and learner steps on them (once per run)."""
+        config = self.algo.warm_start
+        start = time.perf_counter()
+        samples = teacher_samples(self.game, self.encoder, config,
+                                  Outcomes(self.game, self.algo.rewards), self.seed)
+        self.replay.add(samples)
+        stats = self.learner.train(self.replay, config.steps, self.rng)
+        self.counters["warm_started"] = True
+        self.counters["seconds"] += time.perf_counter() - start
+        print(f"warm start: {config.games} {config.teacher} vs {config.opponent} games, "
+              f"{len(samples)} samples, {config.steps} steps, "
+              f"{time.perf_counter() - start:.0f} s", flush=True)
+        return {f"warm_start/{k}": v for k, v in stats.items()}
+
     def iteration(self, runner) -> dict:
         c = self.counters
         runner.set_weights({k: v.detach().clone() for k, v in self.net.state_dict().items()})
@@ -227,6 +245,8 @@ class AlphaZero:
             self.env_config, self.model_config, algo.search, algo.selfplay, algo.rewards))
         limit = algo.time_limit_minutes
         path = None
+        if algo.warm_start.games and not self.counters["warm_started"]:
+            self.logger.log(self.warm_start(), step=0)
         try:
             while self.counters["iteration"] < algo.iterations:
                 start = time.perf_counter()
