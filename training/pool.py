@@ -132,5 +132,6 @@ class OpponentPool:
 
     def load_state_dict(self, state: dict) -> None:
         self.snapshots = [Entry(**e) for e in state["snapshots"]]
-        self.baselines = [Entry(**e) for e in state["baselines"]]
+        saved = {e["key"]: Entry(**e) for e in state["baselines"]}  # a resume may change them
+        self.baselines = [saved.get(spec) or Entry(spec) for spec in self.config.baselines]
         self.next_id = int(state["next_id"])

@@ -346,6 +346,8 @@ class Rollout:
         """Close the rollout: every open transition gets the shaping up to here and the value of
         the current position from its seat's view (the mover's own for the usual one seat)."""
         pending = [(slot, seat, j) for slot in self.slots for seat, j in slot.open.items()]
+        if not pending:  # every game ended on the last step
+            return
         obs = np.stack([self.encoder.encode(slot.state, seat) for slot, seat, _ in pending])
         with torch.inference_mode():
             _, values = self.net(torch.from_numpy(obs))
