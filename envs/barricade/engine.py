@@ -362,10 +362,18 @@ class State:
             mask[a] = True
         cross_empty = None
         by_source: dict[int, np.ndarray | None] = {}
+        # A Guard leaving x can cost at most the two sideways targets of the one Scout behind x
+        # on line 2/12 (then bound to step forward into x): with 4 distinct targets now, every
+        # source keeps 2, enough for any destination (see below).
+        plenty = len({t for _, t in steps}) >= 4
         for g in range(NUM_GUARDS):
             x = self.guards[2 * p + g]
             if x == OUT:
                 continue
+            if plenty:
+                if cross_empty is None:
+                    cross_empty = self._cross_empty()
+                by_source[x] = cross_empty
             if x not in by_source:
                 if x == TRAY:
                     after = steps
