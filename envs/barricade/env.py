@@ -38,8 +38,8 @@ the player's Scouts in play has no legal step, the player forfeits one Guard, th
 has no Scout in play (all placed, or in `capture`/`intercept` also lost: then the opponent
 scores the next values for each of its Scouts still in play), when a Rocking Horse Sweep
 completes (`sweep_turns`, default 6, consecutive turns of one sideways step by the same Scout
-between the same two stations of line 4, 6, 8 or 10), when no player can move, or after
-`max_turns` (default 200) turns. Higher score wins.
+between the same two stations of line 4, 6, 8 or 10), or after `max_turns` (default 200)
+turns. Higher score wins.
 
 **Observation.** Planes from the observing agent's side (lines mirrored for North, so its own
 Base line is row 0); `envs/barricade/encoder.py` documents all 36. `action_mask` marks the legal
