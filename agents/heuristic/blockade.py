@@ -13,9 +13,12 @@ alone would leave reachable costs ``PAWN_DETOUR`` extra steps, as pawns move awa
   the player it belongs to counts as trapped.
 - **Walls**: every legal wall is tried; it scores how many steps it adds to the leading
   opponent's race (plus a quarter of what it adds to the other opponents') minus what it adds
-  to the own. Walling a pawn in for good counts as ``TRAPPED`` steps. Among walls that change
-  no distance, the one nearest the leading opponent's pawns is laid, so walls pile up where
-  they will later close paths.
+  to the own; cutting a corridor without lengthening it counts ``CORRIDOR_CUT`` steps. Walling
+  a pawn or a goal square in for good counts as ``TRAPPED`` steps. Among equal walls, one clear
+  of the own pawns and goals and nearest the leader's goal squares is laid, so walls pile up
+  where the last one will seal a goal.
+- **Pawn safety**: the best few moves are judged by the race left after the opponent's most
+  damaging answering wall.
 - **Evaluation** for MCTS: ``tanh`` of each player's lead in turns over its best opponent,
   counting who moves next; a player that cannot finish within the turn limit is scored as
   trapped.
@@ -33,6 +36,10 @@ TRAPPED = 100
 """Steps a player walled in for good is charged (beyond any real distance)."""
 PAWN_DETOUR = 4
 """Extra steps charged when only other players' pawns, not walls, block the way."""
+CORRIDOR_CUT = 0.25
+"""Steps a wall is charged for cutting a player's corridor without lengthening its race."""
+THREAT_CHECKS = 4
+"""Pawn moves (the best by race) checked against the most damaging answering wall."""
 TURN_SCALE = 3.0
 """Turns of lead that make an evaluation of tanh(1) ~ 0.76."""
 
@@ -246,6 +253,9 @@ class Heuristic:
         return scored
 
     def _move_scores(self, state, actions):
+        """Moves by the race they leave; the best few are then judged by the race left after
+        the most damaging wall an opponent could answer with (so pawns keep out of pockets
+        that one wall closes)."""
         masks = self.masks(state)
         player = state.to_move
         scored = []
@@ -255,8 +265,32 @@ class Heuristic:
             if child.is_terminal():
                 return [((math.inf,), action)]
             turns, steps = self.race(masks, child.pawns, player)
-            scored.append(((-turns, -steps), action))
-        return scored
+            scored.append(((-turns, -steps), action, child.pawns))
+        scored.sort(key=lambda item: item[0], reverse=True)
+        free_walls = np.flatnonzero(state.wall_free).tolist()
+        judged = []
+        for rank, (score, action, pawns) in enumerate(scored):
+            if rank < THREAT_CHECKS:
+                worst = self._worst_wall(masks, pawns, player, free_walls)
+                score = (-worst[0], -worst[1], *score)
+            else:
+                score = (-math.inf, -math.inf, *score)
+            judged.append((score, action))
+        return judged
+
+    def _worst_wall(self, masks, pawns, player: int, walls: list[int]) -> tuple[int, int]:
+        """``player``'s race after the one wall (of ``walls``) that lengthens it most."""
+        corridor = self.corridor(masks, pawns, player)
+        worst = self.race(masks, pawns, player)
+        for w in walls:
+            first, second = self.wall_pairs[w]
+            if corridor & first != first and corridor & second != second:
+                continue
+            walled = list(masks)
+            for direction, bit in self.wall_clears[w]:
+                walled[direction] &= ~bit
+            worst = max(worst, self.race(walled, pawns, player))
+        return worst
 
     def _wall_gains(self, state, masks, actions, player: int, exact: bool) -> list[float]:
         """Per wall action: steps it adds to the leading opponent's race (a quarter for other
@@ -287,24 +321,31 @@ class Heuristic:
                     walled = list(masks)
                     for direction, bit in self.wall_clears[w]:
                         walled[direction] &= ~bit
-                gain += weight * (self.race(walled, pawns, p)[1] - before[p])
+                # A cut that lengthens nothing still narrows the corridor: a little for it.
+                added = self.race(walled, pawns, p)[1] - before[p]
+                gain += weight * (added if added else CORRIDOR_CUT)
             gains.append(gain)
         return gains
 
     def _wall_scores(self, state, actions, exact: bool):
+        """Walls by gain; among equal gains, walls that keep clear of the own pawns and goal
+        squares, nearest the leading opponent's goal squares (sealing a goal square in ends
+        that opponent's race for good, and walls there do not box in the own pawns)."""
         masks = self.masks(state)
         pawns, player = state.pawns, state.to_move
         gains = self._wall_gains(state, masks, actions, player, exact)
         races = [self.race(masks, pawns, q)[1] if q != player else math.inf
                  for q in range(self.n)]
         leader = races.index(min(races))
-        targets = [self.game.coords(x) for x in pawns[2 * leader: 2 * leader + 2]
-                   if x not in self.goals[player]]
-        own_goals = [self.game.coords(g) for g in self.goals[player]]
+        coords = self.game.coords
+        targets = [coords(g) for g in self.goals[leader]]
+        own_pawns = [coords(x) for x in pawns[2 * player: 2 * player + 2]]
+        own_goals = [coords(g) for g in self.goals[player]]
         scored = []
         for action, gain in zip(actions, gains, strict=True):
             r, c = self.wall_cells[action - NUM_MOVE_ACTIONS]
-            near = min((abs(r - pr) + abs(c - pc) for pr, pc in targets), default=0.0)
-            by_own_goal = min(abs(r - gr) + abs(c - gc) for gr, gc in own_goals) < 3
-            scored.append(((gain, -by_own_goal, -near), action))
+            near = min(abs(r - tr) + abs(c - tc) for tr, tc in targets)
+            clear = (min(abs(r - pr) + abs(c - pc) for pr, pc in own_pawns) > 2
+                     and min(abs(r - gr) + abs(c - gc) for gr, gc in own_goals) >= 3)
+            scored.append(((gain, clear, -near), action))
         return scored
