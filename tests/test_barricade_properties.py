@@ -3,12 +3,12 @@ both), checked against a slow reference of RULES.md section 2 written from the p
 alone, so that the engine's fast legal mask is compared with the rules, not with itself."""
 
 import numpy as np
+from contract import check_mask_is_exactly_the_accepted_actions
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from envs import barricade
 from envs.barricade.engine import VARIANTS
-from envs.core import IllegalActionError
 
 STATIONS = (
     {(line, f) for line in (1, 13) for f in (2, 4, 6)}
@@ -140,21 +140,6 @@ def check_state(state):
     assert set(np.flatnonzero(mask).tolist()) == expected, d
     forfeits = mask[138:].any()
     assert not (forfeits and mask[:138].any()), "forfeits mixed with moves in a mask"
-
-
-def check_mask_is_exactly_the_accepted_actions(state):
-    before = state.to_dict()
-    mask = state.legal_actions_mask()
-    for a in range(143):
-        trial = state.clone()
-        try:
-            trial.apply_action(a)
-            accepted = True
-        except IllegalActionError:
-            accepted = False
-            assert trial.to_dict() == before, "a rejected action changed the state"
-        assert accepted == bool(mask[a]), f"mask and apply_action disagree on {a}"
-    assert state.to_dict() == before, "trying actions on clones changed the original"
 
 
 def random_crowded_position(rng, variant):
