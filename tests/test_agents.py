@@ -13,8 +13,8 @@ from arena.match import make_env_game
 # Every game and rule variant, shortened where a game could otherwise run long.
 VARIANTS = [
     {"name": "blockade", "num_players": 2, "max_turns": 60},
-    {"name": "blockade", "num_players": 3, "max_turns": 60},
-    {"name": "blockade", "num_players": 4, "max_turns": 60},
+    {"name": "blockade", "num_players": 3, "max_turns": 45},
+    {"name": "blockade", "num_players": 4, "max_turns": 40},
     {"name": "blockade", "num_players": 2, "win_condition": "any", "max_turns": 60},
     {"name": "blockade", "num_players": 2, "rows": 9, "cols": 8, "max_turns": 60},
     {"name": "nobles", "num_players": 2, "mode": "journey"},

@@ -93,7 +93,8 @@ def test_replay_names_the_step_where_a_record_diverges(tmp_path):
 
 
 def test_gif_has_a_frame_per_decision_position(tmp_path):
-    record = play_match(BLOCKADE, ["heuristic", "random"], 1, seed=1, record=True).records[0]
+    short = {"name": "blockade", "max_turns": 10}
+    record = play_match(short, ["heuristic", "random"], 1, seed=1, record=True).records[0]
     path = render_gif(record, tmp_path / "game.gif", frame_ms=50)
     with Image.open(path) as image:
         assert image.n_frames == len(record.positions)  # Blockade has no chance nodes
