@@ -253,3 +253,13 @@ def test_warm_start_samples_carry_the_teachers_choices_and_the_outcome():
     assert samples.mask[np.arange(len(samples)), chosen].all()  # labels are legal view actions
     # The heuristic beats random: the first game's winner is the teacher (seat 0, first mover).
     assert samples.value[0, 0] == 1.0
+
+
+def test_random_opponent_games_record_only_the_network_seats():
+    worker = race_selfplay(2)
+    worker.config = SelfPlayConfig(concurrent_games=2, random_opponent_fraction=1.0)
+    for record in worker.play([1, 2, 3]):
+        assert record.random_seat is not None
+        # Race turns rotate 0, 1, 2: the recorded samples are the other seats' moves only.
+        assert len(record.samples) == record.moves - sum(
+            1 for t in range(record.moves) if t % 3 == record.random_seat)

@@ -108,7 +108,11 @@ def game_seed(run_seed: int, index: int) -> int:
 def selfplay_metrics(records: list[GameRecord], seconds: float) -> dict:
     moves = np.array([r.moves for r in records])
     decided = [r for r in records if not r.cut and not r.truncated]
+    vs_random = [r for r in records if r.random_seat is not None]
+    won = [r for r in vs_random if np.delete(r.outcome, r.random_seat).max() > 0]
     return {
+        "selfplay/vs_random_games": len(vs_random),
+        "selfplay/vs_random_win_rate": len(won) / max(len(vs_random), 1),
         "selfplay/games_per_s": len(records) / seconds,
         "selfplay/simulations_per_s": sum(r.simulations for r in records) / seconds,
         "selfplay/moves_per_s": moves.sum() / seconds,

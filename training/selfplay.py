@@ -24,8 +24,12 @@ class SelfPlayConfig:
     temperature: float = 1.0
     temperature_moves: int = 20
     max_moves: int | None = None
+    random_opponent_fraction: float = 0.0
 
     def __post_init__(self):
+        if not 0.0 <= self.random_opponent_fraction <= 1.0:
+            raise ValueError("selfplay.random_opponent_fraction must be in [0, 1], got "
+                             f"{self.random_opponent_fraction}")
         if self.concurrent_games < 1:
             raise ValueError(f"selfplay.concurrent_games must be >= 1, got {self.concurrent_games}")
         if self.max_moves is not None and self.max_moves < 1:
@@ -41,19 +45,26 @@ class GameRecord:
     outcome: np.ndarray  # value per player (engine returns, or adjudicated)
     moves: int  # decisions played
     cut: bool  # stopped by selfplay.max_moves before the game ended
+    random_seat: int | None  # the seat played at random (selfplay.random_opponent_fraction)
     truncated: bool  # ended by the engine's turn limit without a result
     actions: list[int] = field(default_factory=list)  # every applied action, chance included
     simulations: int = 0
 
 
 class _Game:
-    def __init__(self, game, seed: int):
+    def __init__(self, game, seed: int, random_opponent_fraction: float):
         self.seed = seed
         self.rng = np.random.default_rng(seed)
         self.state = game.new_initial_state()
         self.actions: list[int] = []
         self.obs, self.masks, self.policies, self.players = [], [], [], []
         self.simulations = 0
+        self.moves = 0
+        # A seat played uniformly at random (not recorded): games the network can win, so the
+        # win signal appears even while self-play between equals never finishes.
+        self.random_seat = None
+        if random_opponent_fraction and self.rng.random() < random_opponent_fraction:
+            self.random_seat = int(self.rng.integers(game.num_players))
 
     def apply(self, action: int) -> None:
         self.state.apply_action(action)
@@ -93,13 +104,13 @@ class SelfPlay:
         records: dict[int, GameRecord] = {}
         while pending or active:
             while pending and len(active) < self.config.concurrent_games:
-                g = _Game(self.game, pending.popleft())
+                g = _Game(self.game, pending.popleft(), self.config.random_opponent_fraction)
                 g.resolve_chance()  # a game may open with a roll
                 active.append(g)
             self._move(active)
             still = []
             for g in active:
-                cut = self.config.max_moves is not None and len(g.players) >= self.config.max_moves
+                cut = self.config.max_moves is not None and g.moves >= self.config.max_moves
                 if g.state.is_terminal() or cut:
                     records[g.seed] = self._finish(g, cut)
                 else:
@@ -110,12 +121,18 @@ class SelfPlay:
     def _move(self, games: list[_Game]) -> None:
         """One decision in every game: search where there is a choice, then act."""
         masks = [g.state.legal_actions_mask() for g in games]
-        choice = [i for i, m in enumerate(masks) if m.sum() > 1]
+        randomly = [g.state.current_player() == g.random_seat for g in games]
+        choice = [i for i, m in enumerate(masks) if m.sum() > 1 and not randomly[i]]
         results = dict(zip(choice, search([games[i].state for i in choice], self.evaluator,
                                           self.search_config, [games[i].rng for i in choice],
                                           add_noise=True, terminal_value=self.outcomes),
                            strict=True))
         for i, g in enumerate(games):
+            g.moves += 1
+            if randomly[i]:
+                legal = np.flatnonzero(masks[i])
+                g.apply(int(legal[g.rng.integers(len(legal))]))
+                continue
             player = g.state.current_player()
             perm = self.evaluator.maps.perms[player]
             board_policy = np.zeros(self.game.num_actions, dtype=np.float32)
@@ -148,10 +165,17 @@ class SelfPlay:
     def _finish(self, g: _Game, cut: bool) -> GameRecord:
         outcome = self.outcomes(g.state)
         maps = self.evaluator.maps
-        values = np.stack([maps.values_to_rel(outcome, p) for p in g.players]).astype(np.float32)
-        samples = Samples(np.stack(g.obs), np.stack(g.masks), np.stack(g.policies), values)
-        return GameRecord(seed=g.seed, samples=samples, outcome=outcome, moves=len(g.players),
-                          cut=cut and not g.state.is_terminal(),
+        if not g.players:  # only the random seat moved
+            n, a = self.game.num_players, self.game.num_actions
+            samples = Samples(np.zeros((0, *self.encoder.shape), np.float32),
+                              np.zeros((0, a), bool), np.zeros((0, a), np.float32),
+                              np.zeros((0, n), np.float32))
+        else:
+            values = np.stack([maps.values_to_rel(outcome, p) for p in g.players])
+            samples = Samples(np.stack(g.obs), np.stack(g.masks), np.stack(g.policies),
+                              values.astype(np.float32))
+        return GameRecord(seed=g.seed, samples=samples, outcome=outcome, moves=g.moves,
+                          cut=cut and not g.state.is_terminal(), random_seat=g.random_seat,
                           truncated=g.state.is_terminal() and g.state.is_truncated(),
                           actions=g.actions, simulations=g.simulations)
 
