@@ -88,7 +88,7 @@ class Node:
     """
 
     __slots__ = ("state", "player", "actions", "priors", "logits", "cum", "child_n", "child_w",
-                 "children", "visits", "value")
+                 "child_q", "scaled_priors", "children", "visits", "value")
 
     def __init__(self, state, terminal_value: TerminalValue):
         self.state = state
@@ -222,15 +222,8 @@ class _Tree:
             return int(np.argmax(node.priors * (node.visits + 1) - node.child_n))
         if is_root and self.gumbel is not None:
             return self.gumbel.next_index()
-        n = node.child_n
-        p = node.player
-        if node.visits:
-            q = np.where(n > 0, node.child_w[:, p] / np.maximum(n, 1.0),
-                         node.value[p] - self.config.fpu_reduction)
-        else:
-            q = node.value[p] - self.config.fpu_reduction
-        u = self.config.c_puct * math.sqrt(node.visits + 1) * node.priors / (1.0 + n)
-        return int(np.argmax(q + u))
+        u = node.scaled_priors * math.sqrt(node.visits + 1) / (1.0 + node.child_n)
+        return int(np.argmax(node.child_q + u))
 
     def expand(self, node: Node, path: list, logits: np.ndarray, value: np.ndarray) -> None:
         actions = np.flatnonzero(node.state.legal_actions_mask())
@@ -242,8 +235,12 @@ class _Tree:
         node.child_w = np.zeros((len(actions), len(value)), dtype=np.float64)
         node.logits = np.log(priors)
         node.value = np.asarray(value, dtype=np.float64)
+        # The mover's mean value per child, kept up to date by backups; unvisited children
+        # start at the node's own value (first-play urgency) minus fpu_reduction.
+        node.child_q = np.full(len(actions), node.value[node.player] - self.config.fpu_reduction)
         if not path:
             self._prepare_root(node)
+        node.scaled_priors = self.config.c_puct * node.priors
         self._backup(path, node.value)
 
     def _prepare_root(self, node: Node) -> None:
@@ -264,7 +261,9 @@ class _Tree:
             node.child_n[index] += 1
             node.child_w[index] += value
             node.visits += 1
-            if expectation and node.player == CHANCE:
+            if node.player >= 0:
+                node.child_q[index] = node.child_w[index, node.player] / node.child_n[index]
+            elif expectation:
                 seen = node.child_n > 0
                 weights = node.priors[seen]
                 value = weights @ node.mean_values()[seen] / weights.sum()
