@@ -110,7 +110,8 @@ class SelfPlay:
             self._move(active)
             still = []
             for g in active:
-                cut = self.config.max_moves is not None and g.moves >= self.config.max_moves
+                cut = (self.config.max_moves is not None and g.random_seat is None
+                       and g.moves >= self.config.max_moves)
                 if g.state.is_terminal() or cut:
                     records[g.seed] = self._finish(g, cut)
                 else:
