@@ -263,3 +263,37 @@ def test_random_opponent_games_record_only_the_network_seats():
         # Race turns rotate 0, 1, 2: the recorded samples are the other seats' moves only.
         assert len(record.samples) == record.moves - sum(
             1 for t in range(record.moves) if t % 3 == record.random_seat)
+
+
+SMOKE = ["model=tiny", "logger=disabled", "algo.iterations=1", "algo.games_per_iteration=2",
+         "algo.search.simulations=4", "algo.selfplay.max_moves=12", "algo.learner.min_samples=4",
+         "algo.learner.batch_size=8", "algo.eval.enabled=false"]
+
+
+@pytest.mark.parametrize("env", [
+    ["env=nobles", "env.num_players=3", "env.max_turns=30"],
+    ["env=nobles", "env.num_players=4", "env.mode=brawl", "env.max_turns=30",
+     "algo.search.chance=sample", "algo.search.root=puct"],
+    ["env=barricade", "env.variant=intercept", "env.max_turns=20"],
+    ["env=blockade", "env.num_players=3", "env.rows=8", "env.cols=8", "env.max_turns=30"],
+], ids=["nobles-3", "nobles-4-brawl", "barricade", "blockade-3"])
+def test_every_game_trains_and_its_checkpoint_plays(tmp_path, env):
+    overrides = SMOKE + env
+    result = run(compose_config(tmp_path, overrides), tmp_path / "run", overrides=overrides)
+    policy = load_policy(result.checkpoint)
+    state = policy.game.new_initial_state()
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    assert state.legal_actions_mask()[policy.act(state)]
+
+
+def test_barricade_cut_games_are_adjudicated_by_placed_scouts_and_progress():
+    from envs import barricade
+
+    game = barricade.Game()
+    position = game.new_initial_state().to_dict()
+    position["scouts"] = [[[13, 2], [6, 4], [1, 6]], [[12, 2], [13, 4], [13, 6]]]
+    position["placed_order"] = [[0], []]
+    state = game.state_from_dict(position)
+    values = Outcomes(game, RewardConfig())(state)
+    assert values[0] > 0 > values[1]  # 1 point + progress against 0.1 of progress

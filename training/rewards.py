@@ -15,7 +15,8 @@ same function scores truncated terminal nodes inside the search tree, so search 
 targets agree. ``adjudication: none`` keeps the engine's returns (0 for a truncated game).
 
 Barricade and Nobles end at their turn limit with scores deciding, so their engine returns are
-never silent; for games cut by the move cap, Nobles is adjudicated by its combat-score lead.
+never silent; for games cut by the move cap, Nobles is adjudicated by its combat-score lead and
+Barricade by its score lead (placed Scouts, plus a little for Scouts' progress).
 """
 
 from __future__ import annotations
@@ -85,11 +86,27 @@ def _blockade(state, scale: float) -> np.ndarray:
     return _margins(-blockade_race_distances(state), scale)
 
 
+def _barricade(state, scale: float) -> np.ndarray:
+    """Points of the Scouts placed so far (1, 3, 5 in order) plus a tenth of a point per line
+    the Scouts still in play have advanced."""
+    position = state.to_dict()
+    points = []
+    for player, (scouts, placed) in enumerate(zip(position["scouts"], position["placed_order"],
+                                                  strict=True)):
+        score = float(sum((1, 3, 5)[: len(placed)]))
+        for s, station in enumerate(scouts):
+            if isinstance(station, list) and s not in placed:
+                score += 0.1 * (station[0] - 1 if player == 0 else 13 - station[0])
+        points.append(score)
+    return _margins(np.asarray(points), scale / 2.0)
+
+
 def _nobles(state, scale: float) -> np.ndarray:
     return _margins(np.asarray(state.to_dict()["scores"], dtype=np.float64), scale * 10.0)
 
 
 ADJUDICATORS: dict[str, Callable[[object, float], np.ndarray]] = {
+    "barricade": _barricade,
     "blockade": _blockade,
     "nobles": _nobles,
 }
