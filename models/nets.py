@@ -24,12 +24,13 @@ class ModelConfig:
     blocks: int = 3  # residual blocks (conv or MLP)
     hidden: int = 256  # MLP width, and the conv net's value-head width
     policy_channels: int = 4  # conv net: 1x1 channels feeding the policy layer
+    features: tuple[str, ...] = ()  # derived input planes (models/features.py), e.g. distance
     kind: str = "auto"  # auto: conv net for planes, MLP for vectors | conv | mlp (flattens planes)
 
     def __post_init__(self):
         if self.kind not in KINDS:
             raise ValueError(f"model kind must be one of {', '.join(KINDS)}, got {self.kind!r}")
-        for field in ("channels", "blocks", "hidden", "policy_channels"):
+        for field in ("channels", "blocks", "hidden", "policy_channels"):  # sizes
             if getattr(self, field) < (0 if field == "blocks" else 1):
                 raise ValueError(f"model {field} must be positive, got {getattr(self, field)}")
 

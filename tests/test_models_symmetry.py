@@ -7,6 +7,7 @@ import pytest
 
 from envs import barricade, blockade, nobles
 from models.evaluator import ViewMaps
+from models.features import make_encoder
 from models.symmetry import augmenter, symmetries
 from training.replay import Samples
 
@@ -52,13 +53,15 @@ def random_states(game, count, seed):
     return states
 
 
-@pytest.mark.parametrize("game,transform", [
-    (barricade.Game(), mirror_barricade),
-    (barricade.Game(variant="intercept"), mirror_barricade),
-    (blockade.Game(rows=9, cols=9), transpose_blockade),
+@pytest.mark.parametrize("game,transform,features", [
+    (barricade.Game(), mirror_barricade, []),
+    (barricade.Game(variant="intercept"), mirror_barricade, []),
+    (blockade.Game(rows=9, cols=9), transpose_blockade, []),
+    (blockade.Game(rows=9, cols=9), transpose_blockade, ["distance"]),
 ])
-def test_symmetry_maps_observation_and_mask_of_the_equivalent_position(game, transform):
-    encoder = (barricade if game.name == "barricade" else blockade).Encoder(game)
+def test_symmetry_maps_observation_and_mask_of_the_equivalent_position(game, transform,
+                                                                       features):
+    encoder = make_encoder(game, features)
     (sym,) = symmetries(game, encoder)
     maps = ViewMaps(encoder, game.num_players)
     for state in random_states(game, 60, seed=3):

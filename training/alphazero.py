@@ -19,6 +19,7 @@ import numpy as np
 import torch
 
 import envs
+from models.features import make_encoder
 from models.nets import ModelConfig, build_network
 from models.symmetry import augmenter, symmetries
 from search.puct import SearchConfig
@@ -93,7 +94,7 @@ class SelfPlayFactory:
 
     def __call__(self) -> SelfPlay:
         game = make_env_game(self.env_config)
-        encoder = envs.game_module(game.name).Encoder(game)
+        encoder = make_encoder(game, self.model_config.features)
         net = build_network(encoder.shape, game.num_actions, game.num_players,
                             self.model_config)
         return SelfPlay(game, encoder, net, self.search, self.selfplay,
@@ -153,7 +154,7 @@ class AlphaZero:
         self.run_dir = Path(run_dir)
         self.logger = logger
         self.game = make_env_game(self.env_config)
-        self.encoder = envs.game_module(self.game.name).Encoder(self.game)
+        self.encoder = make_encoder(self.game, self.model_config.features)
         torch.manual_seed(self.seed)
         self.net = build_network(self.encoder.shape, self.game.num_actions,
                                  self.game.num_players, self.model_config)
@@ -174,7 +175,8 @@ class AlphaZero:
 
     def policy(self, simulations: int | None = None) -> Policy:
         sims = self.algo.eval.simulations if simulations is None else simulations
-        return Policy(self.env_config, self.game, self.net, sims, self.algo.search)
+        return Policy(self.env_config, self.game, self.net, sims, self.algo.search,
+                      self.model_config.features)
 
     def payload(self) -> dict:
         keep = self.algo.checkpoint.keep_replay

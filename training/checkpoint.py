@@ -21,6 +21,7 @@ import torch
 
 import envs
 from models.evaluator import NetworkEvaluator
+from models.features import make_encoder
 from models.nets import ModelConfig, build_network
 from search.puct import SearchConfig, search
 from training.config import from_mapping, to_mapping
@@ -117,7 +118,7 @@ class Policy:
     noise-free PUCT/Gumbel search of ``simulations`` simulations."""
 
     def __init__(self, env_config: dict, game, net: torch.nn.Module, simulations: int,
-                 search_config: SearchConfig | None = None):
+                 search_config: SearchConfig | None = None, features: tuple[str, ...] = ()):
         self.env_config = dict(env_config)
         self.game = game
         self.net = net
@@ -126,7 +127,7 @@ class Policy:
         if simulations:
             self.search_config = SearchConfig(**{**to_mapping(self.search_config),
                                                  "simulations": simulations})
-        encoder = envs.game_module(game.name).Encoder(game)
+        encoder = make_encoder(game, features)
         self.evaluator = NetworkEvaluator(net, encoder, game.num_players)
         self.rng = np.random.default_rng(0)
 
@@ -172,4 +173,5 @@ def load_policy(path: str | Path, game=None) -> Policy:
     net = build_model(payload["model"], f"checkpoint {path}")
     policy = payload["policy"]
     search_config = from_mapping(SearchConfig, policy.get("search") or {}, "policy.search")
-    return Policy(env_config, game, net, int(policy["simulations"]), search_config)
+    features = tuple(payload["model"]["config"].get("features") or ())
+    return Policy(env_config, game, net, int(policy["simulations"]), search_config, features)

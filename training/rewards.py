@@ -21,11 +21,12 @@ Barricade by its score lead (placed Scouts, plus a little for Scouts' progress).
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+
+from models.features import walk_distances
 
 ADJUDICATIONS = ("none", "distance")
 
@@ -50,29 +51,13 @@ def _margins(scores: np.ndarray, scale: float) -> np.ndarray:
     return np.tanh((scores - others) / scale)
 
 
-def _walk_distances(game, state, source: int) -> list[int]:
-    """Single-step distances from ``source`` to every cell through open edges."""
-    far = game.num_cells
-    dist = [far] * game.num_cells
-    dist[source] = 0
-    queue = deque([source])
-    open_, neighbours = state.open, game.neighbours
-    while queue:
-        x = queue.popleft()
-        for direction, y in neighbours[x]:
-            if open_[x] & direction and dist[y] == far:
-                dist[y] = dist[x] + 1
-                queue.append(y)
-    return dist
-
-
 def blockade_race_distances(state) -> np.ndarray:
     """D_i of every player: steps still needed to meet the win condition (walls respected)."""
     game = state.game
     totals = []
     for p in range(game.num_players):
         goals = sorted(game.goal_cells[p])
-        maps = [_walk_distances(game, state, g) for g in goals]  # walls are symmetric
+        maps = [walk_distances(game, state, [g]) for g in goals]  # walls are symmetric
         a, b = state.pawns[2 * p], state.pawns[2 * p + 1]
         if game.win_condition == "both":
             total = min(maps[0][a] + maps[1][b], maps[1][a] + maps[0][b])

@@ -1,0 +1,99 @@
+"""Derived input features appended to a game's observation planes (``model.features``).
+
+- ``distance`` (Blockade): one plane per relative seat with every cell's walking distance to
+  that seat's nearest goal square (single steps around walls, pawns ignored), scaled to [0, 1]
+  by the number of cells; cells walled off from the goals are 1. A race on a walled board is a
+  shortest-path problem that a small conv net cannot solve from local planes in a few layers,
+  and these maps make "which move brings my pawn closer" a local question. The maps depend only
+  on the walls, so they are cached per wall layout.
+
+The wrapper keeps the encoder contract (``shape``, ``encode``, ``view_to_board_actions``), so
+search, self-play, symmetries and checkpoints use it like the game's own encoder.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+import numpy as np
+
+import envs
+
+FEATURES = ("distance",)
+
+
+def walk_distances(game, state, sources) -> list[int]:
+    """Blockade: single-step distance from the nearest of ``sources`` (cells) to every cell,
+    through open edges (walls respected, pawns ignored); ``game.num_cells`` if unreachable."""
+    far = game.num_cells
+    dist = [far] * far
+    for x in sources:
+        dist[x] = 0
+    frontier = list(sources)
+    open_, neighbours = state.open, game.neighbours
+    while frontier:
+        nxt = []
+        for x in frontier:
+            d = dist[x] + 1
+            for direction, y in neighbours[x]:
+                if open_[x] & direction and dist[y] > d:
+                    dist[y] = d
+                    nxt.append(y)
+        frontier = nxt
+    return dist
+
+
+class DistancePlanes:
+    """A Blockade encoder with one goal-distance plane per relative seat appended."""
+
+    CACHE = 50_000
+
+    def __init__(self, game, encoder):
+        from envs.blockade.encoder import FLIPS
+
+        self.game = game
+        self.encoder = encoder
+        c, h, w = encoder.shape
+        self.shape = (c + game.num_players, h, w)
+        self._flips = [FLIPS[corner] for corner in game.corners]
+        self._goals = [sorted(cells) for cells in game.goal_cells]
+        self._cache: OrderedDict[bytes, np.ndarray] = OrderedDict()
+
+    def _board_maps(self, state) -> np.ndarray:
+        """[num_players, rows, cols] distance maps in board coordinates, cached per walls."""
+        key = bytes(state.open)
+        maps = self._cache.get(key)
+        if maps is None:
+            game = self.game
+            maps = np.empty((game.num_players, game.rows, game.cols), dtype=np.float32)
+            for p, goals in enumerate(self._goals):
+                dist = np.asarray(walk_distances(game, state, goals), dtype=np.float32)
+                maps[p] = dist.reshape(game.rows, game.cols) / game.num_cells
+            self._cache[key] = maps
+            if len(self._cache) > self.CACHE:
+                self._cache.popitem(last=False)
+        return maps
+
+    def encode(self, state, player: int) -> np.ndarray:
+        n = self.game.num_players
+        base = self.encoder.encode(state, player)
+        maps = self._board_maps(state)[[(player + i) % n for i in range(n)]]
+        flip_rows, flip_cols = self._flips[player]
+        maps = maps[:, ::-1 if flip_rows else 1, ::-1 if flip_cols else 1]
+        return np.concatenate([base, maps])
+
+    def view_to_board_actions(self, player: int) -> np.ndarray:
+        return self.encoder.view_to_board_actions(player)
+
+
+def make_encoder(game, features: tuple[str, ...] | list[str] = ()):
+    """The game's own encoder, with the named derived features appended."""
+    encoder = envs.game_module(game.name).Encoder(game)
+    for name in features:
+        if name not in FEATURES:
+            raise ValueError(f"unknown model feature {name!r}; choose from {', '.join(FEATURES)}")
+        if game.name != "blockade":
+            raise ValueError(f"model feature {name!r} is only defined for blockade, "
+                             f"not {game.name!r}")
+        encoder = DistancePlanes(game, encoder)
+    return encoder

@@ -1,0 +1,45 @@
+"""Derived input features: Blockade goal-distance planes in each player's view."""
+
+import numpy as np
+import pytest
+
+from envs import blockade, nobles
+from models.features import DistancePlanes, make_encoder, walk_distances
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_distance_planes_hold_each_seats_walking_distance_in_the_view(players):
+    game = blockade.Game(num_players=players)
+    encoder = make_encoder(game, ["distance"])
+    assert isinstance(encoder, DistancePlanes)
+    base = blockade.Encoder(game)
+    state = game.new_initial_state()
+    position = state.to_dict()
+    position["walls"] = [["H", 5, 3], ["V", 7, 6], ["H", 9, 8]]
+    state = game.state_from_dict(position)
+    far = game.num_cells
+    for p in range(players):
+        obs = encoder.encode(state, p)
+        assert obs.shape == encoder.shape == (base.shape[0] + players, *base.shape[1:])
+        np.testing.assert_array_equal(obs[: base.shape[0]], base.encode(state, p))
+        planes = obs[base.shape[0]:]
+        for i in range(players):
+            seat = (p + i) % players
+            # Goal squares are 0 in their seat's plane, wherever the view puts them.
+            assert (planes[i] == 0).sum() == 2
+            # Under the seat's pawns: each pawn's distance to the nearer of its goals.
+            goal_maps = [walk_distances(game, state, [g]) for g in game.goal_cells[seat]]
+            expected = sorted(min(m[x] for m in goal_maps) for x in state.pawns[2 * seat:
+                                                                              2 * seat + 2])
+            pawn_view = obs[i].astype(bool)  # plane i = pawns of relative seat i
+            assert sorted(np.round(planes[i][pawn_view] * far)) == expected
+    np.testing.assert_array_equal(encoder.view_to_board_actions(1),
+                                  base.view_to_board_actions(1))
+
+
+def test_unknown_or_unsupported_features_are_clear_errors():
+    with pytest.raises(ValueError, match="unknown model feature"):
+        make_encoder(blockade.Game(), ["magic"])
+    with pytest.raises(ValueError, match="only defined for blockade"):
+        make_encoder(nobles.Game(), ["distance"])
+    assert isinstance(make_encoder(nobles.Game()), nobles.Encoder)
