@@ -1,6 +1,7 @@
 """PPO rollout throughput beside the raw PettingZoo env, per game, in one run.
 
-    python benchmarks/rollout_speed.py [--seconds 4] [--rounds 4] [--threads 2]
+    python benchmarks/rollout_speed.py [--seconds 4] [--rounds 4] [--threads 1] [--game NAME]
+                                       [HYDRA_OVERRIDE ...]   # e.g. model=tiny
 
 Rows per game (default config of each game, plus 4-player Nobles):
 - ``PettingZoo env``: random masked actions through ``env()`` with its standard wrappers
@@ -39,9 +40,10 @@ EXTRA = {"barricade": ["algo.rewards.adjudication=none"]}
 """Barricade has no distance adjudicator (it never truncates: its scores always decide)."""
 
 
-def ppo_rollout(game: str, env_config: dict, run_dir: str):
-    """A loop over ``collect()`` of the default PPO run for ``game``; returns agent steps."""
-    overrides = [f"env.{k}={v}" for k, v in env_config.items()]
+def ppo_rollout(game: str, env_config: dict, run_dir: str, extra: list[str]):
+    """A loop over ``collect()`` of the PPO run for ``game`` (default config plus ``extra``
+    overrides); returns agent steps."""
+    overrides = [f"env.{k}={v}" for k, v in env_config.items()] + extra
     with initialize_config_dir(config_dir=CONFIG_DIR, version_base="1.3"):
         cfg = compose("config", overrides=["algo=ppo", f"env={game}", "logger=disabled",
                                            "algo.eval.enabled=false", *overrides,
@@ -61,6 +63,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=4.0, help="time budget per row")
     parser.add_argument("--rounds", type=int, default=4, help="interleaved rounds; best counts")
+    parser.add_argument("--game", action="append", help="only these games (repeatable)")
+    parser.add_argument("overrides", nargs="*", help="Hydra overrides of the PPO run")
     parser.add_argument("--threads", type=int, default=1,
                         help="torch threads of the rollout (1: as runner=local runs it)")
     args = parser.parse_args()
@@ -68,7 +72,9 @@ def main() -> None:
     loops, labels = {}, {}
     with tempfile.TemporaryDirectory() as run_dir:
         for game, env_config in GAMES:
-            play, g = ppo_rollout(game, env_config, run_dir)
+            if args.game and game not in args.game:
+                continue
+            play, g = ppo_rollout(game, env_config, run_dir, args.overrides)
             label = f"{game} ({g.num_players}p)"
             loops[label, "env"] = pettingzoo_game(envs.game_module(game).env(**env_config), rng)
             loops[label, "rollout"] = play

@@ -43,3 +43,26 @@ def test_unknown_or_unsupported_features_are_clear_errors():
     with pytest.raises(ValueError, match="only defined for blockade"):
         make_encoder(nobles.Game(), ["distance"])
     assert isinstance(make_encoder(nobles.Game()), nobles.Encoder)
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_pawn_identity_planes_mark_the_pawn_that_move_actions_name(players):
+    game = blockade.Game(num_players=players)
+    encoder = make_encoder(game, ["distance", "pawn_identity"])
+    base_channels = blockade.Encoder(game).shape[0] + players  # then the distance planes
+    state = game.new_initial_state()
+    for p in range(players):
+        obs = encoder.encode(state, p)
+        planes = obs[base_channels:]
+        assert planes.shape[0] == players and (planes.sum(axis=(1, 2)) == 1).all()
+        for i in range(players):  # pawn 0 of seat i is one of that seat's pawns in the view
+            assert obs[i][planes[i].astype(bool)].all()
+    # View action "pawn 0 one step down" moves exactly the marked pawn one row down the view.
+    for p in range(players):
+        mover = game.new_initial_state()
+        while mover.current_player() != p:
+            mover.apply_action(mover.legal_actions()[0])
+        before = np.argwhere(encoder.encode(mover, p)[base_channels])[0]
+        mover.apply_action(int(encoder.view_to_board_actions(p)[1]))  # pawn 0, offset (1, 0)
+        after = np.argwhere(encoder.encode(mover, p)[base_channels])[0]
+        assert (after - before).tolist() == [1, 0]

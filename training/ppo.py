@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-import envs
+from models.features import make_encoder
 from models.nets import ModelConfig, build_network
 from search.puct import SearchConfig
 from training.alphazero import TrainResult, _scalars
@@ -184,7 +184,7 @@ class PPO:
         self.run_dir = Path(run_dir)
         self.logger = logger
         self.game = make_env_game(self.env_config)
-        self.encoder = envs.game_module(self.game.name).Encoder(self.game)
+        self.encoder = make_encoder(self.game, self.model_config.features)
         torch.manual_seed(self.seed)
         self.net = self.make_net()
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=self.algo.optim.lr, eps=1e-5)
@@ -210,7 +210,8 @@ class PPO:
     # -- checkpoints -----------------------------------------------------------------------
 
     def policy(self) -> Policy:
-        return Policy(self.env_config, self.game, self.net, self.algo.eval.simulations)
+        return Policy(self.env_config, self.game, self.net, self.algo.eval.simulations,
+                      features=self.model_config.features)
 
     def payload(self) -> dict:
         return {
