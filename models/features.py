@@ -1,11 +1,13 @@
 """Derived input features appended to a game's observation planes (``model.features``).
 
-- ``distance`` (Blockade): one plane per relative seat with every cell's walking distance to
-  that seat's nearest goal square (single steps around walls, pawns ignored), scaled to [0, 1]
-  by the number of cells; cells walled off from the goals are 1. A race on a walled board is a
-  shortest-path problem that a small conv net cannot solve from local planes in a few layers,
-  and these maps make "which move brings my pawn closer" a local question. The maps depend only
-  on the walls, so they are cached per wall layout.
+- ``distance`` (Blockade): two planes per relative seat, one per goal square of that seat (the
+  outer one, then the inner one), with every cell's walking distance to it (single steps around
+  walls, pawns ignored), scaled to [0, 1] by the number of cells; cells walled off are 1. One
+  plane per goal square, not one to the nearer goal, because under ``win_condition: both`` the
+  second pawn must head for the square the first one does not hold. A race on a walled board is
+  a shortest-path problem that a small conv net cannot solve from local planes in a few layers;
+  these maps make "which move brings my pawn closer" a local question. They depend only on the
+  walls, so they are cached per wall layout.
 - ``pawn_identity`` (Blockade): one plane per relative seat marking that seat's pawn 0. Move
   actions name a pawn by its index (``12 * pawn + offset``) but the game's pawn planes show a
   seat's two pawns alike, so without this plane a policy cannot tell which pawn an action moves.
@@ -47,31 +49,36 @@ def walk_distances(game, state, sources) -> list[int]:
 
 
 class DistancePlanes:
-    """A Blockade encoder with one goal-distance plane per relative seat appended."""
+    """A Blockade encoder with two goal-distance planes per relative seat appended."""
 
     CACHE = 50_000
 
     def __init__(self, game, encoder):
         from envs.blockade.encoder import FLIPS
+        from envs.blockade.engine import OPPOSITE_CORNER
 
         self.game = game
         self.encoder = encoder
         c, h, w = encoder.shape
-        self.shape = (c + game.num_players, h, w)
+        self.shape = (c + 2 * game.num_players, h, w)
         self._flips = [FLIPS[corner] for corner in game.corners]
-        self._goals = [sorted(cells) for cells in game.goal_cells]
+        # Goal squares in the same order for every seat (outer, inner), so the planes of all
+        # seats mean the same in their views.
+        self._goals = [[game.cell(*sq) for sq in game.start_squares[OPPOSITE_CORNER[corner]]]
+                       for corner in game.corners]
         self._cache: OrderedDict[bytes, np.ndarray] = OrderedDict()
 
     def _board_maps(self, state) -> np.ndarray:
-        """[num_players, rows, cols] distance maps in board coordinates, cached per walls."""
+        """[num_players, 2, rows, cols] distance maps in board coordinates, cached per walls."""
         key = bytes(state.open)
         maps = self._cache.get(key)
         if maps is None:
             game = self.game
-            maps = np.empty((game.num_players, game.rows, game.cols), dtype=np.float32)
+            maps = np.empty((game.num_players, 2, game.rows, game.cols), dtype=np.float32)
             for p, goals in enumerate(self._goals):
-                dist = np.asarray(walk_distances(game, state, goals), dtype=np.float32)
-                maps[p] = dist.reshape(game.rows, game.cols) / game.num_cells
+                for k, goal in enumerate(goals):
+                    dist = np.asarray(walk_distances(game, state, [goal]), dtype=np.float32)
+                    maps[p, k] = dist.reshape(game.rows, game.cols) / game.num_cells
             self._cache[key] = maps
             if len(self._cache) > self.CACHE:
                 self._cache.popitem(last=False)
@@ -80,7 +87,8 @@ class DistancePlanes:
     def encode(self, state, player: int) -> np.ndarray:
         n = self.game.num_players
         base = self.encoder.encode(state, player)
-        maps = self._board_maps(state)[[(player + i) % n for i in range(n)]]
+        maps = self._board_maps(state)[[(player + i) % n for i in range(n)]].reshape(
+            2 * n, self.game.rows, self.game.cols)
         flip_rows, flip_cols = self._flips[player]
         maps = maps[:, ::-1 if flip_rows else 1, ::-1 if flip_cols else 1]
         return np.concatenate([base, maps])

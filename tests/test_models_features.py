@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from envs import blockade, nobles
+from envs.blockade.engine import OPPOSITE_CORNER as OPPOSITE
 from models.features import DistancePlanes, make_encoder, walk_distances
 
 
@@ -20,19 +21,20 @@ def test_distance_planes_hold_each_seats_walking_distance_in_the_view(players):
     far = game.num_cells
     for p in range(players):
         obs = encoder.encode(state, p)
-        assert obs.shape == encoder.shape == (base.shape[0] + players, *base.shape[1:])
+        assert obs.shape == encoder.shape == (base.shape[0] + 2 * players, *base.shape[1:])
         np.testing.assert_array_equal(obs[: base.shape[0]], base.encode(state, p))
         planes = obs[base.shape[0]:]
         for i in range(players):
             seat = (p + i) % players
-            # Goal squares are 0 in their seat's plane, wherever the view puts them.
-            assert (planes[i] == 0).sum() == 2
-            # Under the seat's pawns: each pawn's distance to the nearer of its goals.
-            goal_maps = [walk_distances(game, state, [g]) for g in game.goal_cells[seat]]
-            expected = sorted(min(m[x] for m in goal_maps) for x in state.pawns[2 * seat:
-                                                                              2 * seat + 2])
             pawn_view = obs[i].astype(bool)  # plane i = pawns of relative seat i
-            assert sorted(np.round(planes[i][pawn_view] * far)) == expected
+            for k in range(2):
+                plane = planes[2 * i + k]
+                assert (plane == 0).sum() == 1  # its goal square, wherever the view puts it
+                # Under the seat's pawns: each pawn's walking distance to that goal square.
+                goal = game.cell(*game.start_squares[OPPOSITE[game.corners[seat]]][k])
+                distances = walk_distances(game, state, [goal])
+                expected = sorted(distances[x] for x in state.pawns[2 * seat: 2 * seat + 2])
+                assert sorted(np.round(plane[pawn_view] * far)) == expected
     np.testing.assert_array_equal(encoder.view_to_board_actions(1),
                                   base.view_to_board_actions(1))
 
@@ -49,7 +51,7 @@ def test_unknown_or_unsupported_features_are_clear_errors():
 def test_pawn_identity_planes_mark_the_pawn_that_move_actions_name(players):
     game = blockade.Game(num_players=players)
     encoder = make_encoder(game, ["distance", "pawn_identity"])
-    base_channels = blockade.Encoder(game).shape[0] + players  # then the distance planes
+    base_channels = blockade.Encoder(game).shape[0] + 2 * players  # after the distance planes
     state = game.new_initial_state()
     for p in range(players):
         obs = encoder.encode(state, p)
