@@ -15,14 +15,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tiny_games import RaceEncoder, RaceGame
 
+from envs import blockade
 from models.nets import ModelConfig, build_network
 from training.checkpoint import load_checkpoint, load_policy
 from training.learner import masked_log_policy
 from training.pool import OpponentPool, PoolConfig
 from training.ppo import LossConfig, gae, ppo_loss
-from training.rewards import Outcomes, RewardConfig
-from training.rollout import Batch, Potential, Rollout, RolloutConfig, ShapingConfig, sample_masked
+from training.rewards import Outcomes, RewardConfig, blockade_race_distances
+from training.rollout import Batch, Rollout, RolloutConfig, sample_masked
 from training.run import run
+from training.shaping import BlockadeRace, Potential, ShapingConfig
 
 torch.set_num_threads(1)
 ROOT = Path(__file__).resolve().parents[1]
@@ -205,6 +207,20 @@ def test_learner_on_every_seat_chains_each_seat_separately():
     assert batch.done.sum() == 2 * len(episodes)
 
 
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from([2, 3, 4]), st.sampled_from(["both", "any"]))
+def test_fast_blockade_race_matches_the_adjudicators_distances(seed, players, win_condition):
+    game = blockade.Game(num_players=players, win_condition=win_condition)
+    race, rng = BlockadeRace(game), np.random.default_rng(seed)
+    state = game.new_initial_state()
+    for _ in range(rng.integers(0, 120)):  # random walls and walks, walled-in pawns included
+        if state.is_terminal():
+            break
+        actions = state.legal_actions()
+        state.apply_action(actions[rng.integers(len(actions))])
+        np.testing.assert_array_equal(race(state), blockade_race_distances(state))
+
+
 # -- end to end ---------------------------------------------------------------------------------
 
 TINY = ["algo=ppo", "model.hidden=16", "logger=disabled", "algo.rollout.num_envs=4",
@@ -217,7 +233,7 @@ GAMES = {
                  "algo.shaping.potential=distance"],
     "nobles": ["env=nobles", "env.num_players=4", "env.max_turns=60",
                "algo.pool.scheme=prioritised"],
-    "barricade": ["env=barricade", "env.max_turns=10", "algo.rewards.adjudication=none",
+    "barricade": ["env=barricade", "env.max_turns=10", "algo.shaping.potential=distance",
                   "algo.pool.scheme=uniform"],
 }
 
@@ -304,8 +320,8 @@ def test_bad_ppo_configs_fail_clearly(tmp_path):
     with pytest.raises(ValueError, match="learner_seats=3 exceeds"):
         train_tiny(tmp_path, "a", [*GAMES["nobles"], "env.num_players=2",
                                    "algo.rollout.learner_seats=3"])
-    with pytest.raises(ValueError, match="no distance potential for game 'barricade'"):
-        train_tiny(tmp_path, "b", [*GAMES["barricade"], "algo.shaping.potential=distance"])
+    with pytest.raises(ValueError, match="shaping.potential must be one of"):
+        train_tiny(tmp_path, "b", [*GAMES["barricade"], "algo.shaping.potential=closeness"])
     with pytest.raises(ValueError, match="unknown config key"):
         train_tiny(tmp_path, "c", [*GAMES["nobles"], "+algo.loss.clip=0.1"])
 

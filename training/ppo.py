@@ -41,8 +41,9 @@ from training.evaluation import EvalConfig, evaluate, metrics
 from training.learner import masked_log_policy
 from training.pool import OpponentPool, PoolConfig
 from training.rewards import Outcomes, RewardConfig
-from training.rollout import Batch, Episode, Potential, Rollout, RolloutConfig, ShapingConfig
+from training.rollout import Batch, Episode, Rollout, RolloutConfig
 from training.runner import RunnerConfig
+from training.shaping import Potential, ShapingConfig
 
 
 @dataclass(frozen=True)

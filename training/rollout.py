@@ -33,44 +33,8 @@ import torch
 from models.evaluator import ViewMaps
 from training.learner import masked_log_policy
 from training.pool import Entry, OpponentPool
-from training.rewards import ADJUDICATORS, Outcomes, RewardConfig
-
-POTENTIALS = ("none", "distance")
-
-
-@dataclass(frozen=True)
-class ShapingConfig:
-    potential: str = "none"
-    weight: float = 0.5
-
-    def __post_init__(self):
-        if self.potential not in POTENTIALS:
-            raise ValueError(f"shaping.potential must be one of {', '.join(POTENTIALS)}, "
-                             f"got {self.potential!r}")
-        if self.weight < 0:
-            raise ValueError(f"shaping.weight must be >= 0, got {self.weight}")
-
-
-class Potential:
-    """``phi(state)``: every player's potential, ``weight`` times its lead in the race in
-    (-1, 1) (training/rewards.py's distance adjudicators); ``None`` when shaping is off."""
-
-    def __init__(self, game, shaping: ShapingConfig, rewards: RewardConfig):
-        self.lead = None
-        if shaping.potential == "distance" and shaping.weight > 0:
-            if game.name not in ADJUDICATORS:
-                raise ValueError(f"no distance potential for game {game.name!r} (have "
-                                 f"{', '.join(ADJUDICATORS)}); set algo.shaping.potential=none")
-            self.lead = ADJUDICATORS[game.name]
-        self.weight = shaping.weight
-        self.scale = rewards.scale
-
-    @property
-    def enabled(self) -> bool:
-        return self.lead is not None
-
-    def __call__(self, state) -> np.ndarray:
-        return self.weight * self.lead(state, self.scale)
+from training.rewards import Outcomes
+from training.shaping import Potential
 
 
 def resolve_chance(state, rng: np.random.Generator, actions: list[int]) -> None:
