@@ -96,6 +96,8 @@ def rotation(index: int, num_players: int) -> list[int]:
 
 
 def lineup_names(agent_specs: Sequence) -> list[str]:
+    """A label per lineup entry: the spec (or an instance's ``name``), ``#2``, ``#3`` on
+    repeats, so that every seat's agent has its own row and rating."""
     names, seen = [], {}
     for spec in agent_specs:
         base = spec if isinstance(spec, str) else getattr(spec, "name", type(spec).__name__)
@@ -129,7 +131,8 @@ def play_game(game, agents: Sequence, names: Sequence[str], index: int, seats: l
         agent.reset(game, seats.index(agent_index), agent_seeds[agent_index])
     dice = np.random.default_rng(dice_seed)
     state = game.new_initial_state()
-    actions, positions = [], [state.to_dict()] if record else None
+    actions: list[int] = []
+    positions = [state.to_dict()] if record else []
     think = [0.0] * len(agents)
     moves = [0] * len(agents)
     while not state.is_terminal():
