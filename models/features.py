@@ -8,9 +8,6 @@
   a shortest-path problem that a small conv net cannot solve from local planes in a few layers;
   these maps make "which move brings my pawn closer" a local question. They depend only on the
   walls, so they are cached per wall layout.
-- ``pawn_identity`` (Blockade): one plane per relative seat marking that seat's pawn 0. Move
-  actions name a pawn by its index (``12 * pawn + offset``) but the game's pawn planes show a
-  seat's two pawns alike, so without this plane a policy cannot tell which pawn an action moves.
 
 The wrapper keeps the encoder contract (``shape``, ``encode``, ``view_to_board_actions``), so
 search, self-play, symmetries and checkpoints use it like the game's own encoder.
@@ -24,7 +21,7 @@ import numpy as np
 
 import envs
 
-FEATURES = ("distance", "pawn_identity")
+FEATURES = ("distance",)
 
 
 def walk_distances(game, state, sources) -> list[int]:
@@ -61,6 +58,7 @@ class DistancePlanes:
         self.encoder = encoder
         c, h, w = encoder.shape
         self.shape = (c + 2 * game.num_players, h, w)
+        self.planes = encoder.planes  # the game's planes come first, unchanged
         self._flips = [FLIPS[corner] for corner in game.corners]
         # Goal squares in the same order for every seat (outer, inner), so the planes of all
         # seats mean the same in their views.
@@ -97,39 +95,18 @@ class DistancePlanes:
         return self.encoder.view_to_board_actions(player)
 
 
-class PawnIdentityPlanes:
-    """A Blockade encoder with one plane per relative seat marking that seat's pawn 0."""
-
-    def __init__(self, game, encoder):
-        from envs.blockade.encoder import FLIPS
-
-        self.game = game
-        self.encoder = encoder
-        c, h, w = encoder.shape
-        self.shape = (c + game.num_players, h, w)
-        self._flips = [FLIPS[corner] for corner in game.corners]
-
-    def encode(self, state, player: int) -> np.ndarray:
-        game, n = self.game, self.game.num_players
-        planes = np.zeros((n, game.rows, game.cols), dtype=np.float32)
-        flip_rows, flip_cols = self._flips[player]
-        for i in range(n):
-            r, c = game.coords(state.pawns[2 * ((player + i) % n)])
-            planes[i, game.rows - 1 - r if flip_rows else r,
-                   game.cols - 1 - c if flip_cols else c] = 1.0
-        return np.concatenate([self.encoder.encode(state, player), planes])
-
-    def view_to_board_actions(self, player: int) -> np.ndarray:
-        return self.encoder.view_to_board_actions(player)
-
-
-WRAPPERS = {"distance": DistancePlanes, "pawn_identity": PawnIdentityPlanes}
+WRAPPERS = {"distance": DistancePlanes}
+AUTO = {"blockade": ("distance",)}
+"""What ``auto`` expands to per game (nothing for games not listed)."""
 
 
 def make_encoder(game, features: tuple[str, ...] | list[str] = ()):
-    """The game's own encoder, with the named derived features appended in order."""
+    """The game's own encoder, with the named derived features appended in order; ``auto``
+    stands for the features defined for this game (so one model config fits every game)."""
     encoder = envs.game_module(game.name).Encoder(game)
-    for name in features:
+    names = [f for name in features for f in (AUTO.get(game.name, ()) if name == "auto"
+                                                else (name,))]
+    for name in names:
         if name not in FEATURES:
             raise ValueError(f"unknown model feature {name!r}; choose from {', '.join(FEATURES)}")
         if game.name != "blockade":

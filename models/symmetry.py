@@ -68,13 +68,15 @@ def blockade_symmetries(game, encoder) -> list[Symmetry]:
     from envs.blockade.engine import MOVE_OFFSETS, NUM_MOVE_ACTIONS
 
     n = game.num_players
+    named = encoder.planes
     planes = np.arange(encoder.shape[0])
-    e = 2 * n  # edge planes up, down, left, right -> left, right, up, down
+    e = named["blocked"].start  # up, down, left, right -> left, right, up, down
     planes[e:e + 4] = [e + 2, e + 3, e, e + 1]
-    for first in (2 * n + 4, 2 * n + 6):  # placed and free anchors: V <-> H
+    for name in ("wall_free", "wall_placed"):  # anchors: V <-> H
+        first = named[name].start
         planes[first:first + 2] = [first + 1, first]
     for i in range(n):  # walls left per seat: vertical <-> horizontal
-        first = 2 * n + 8 + 2 * i
+        first = named["walls_left"].start + 2 * i
         planes[first:first + 2] = [first + 1, first]
     actions = np.arange(game.num_actions)
     for k in range(NUM_MOVE_ACTIONS):

@@ -102,12 +102,13 @@ def test_observation_is_the_same_picture_mirrored_for_the_opposite_seat():
     s.apply_action(s.string_to_action("c3-c5"))
     s.apply_action(s.string_to_action("Vf6"))
     view0, view1 = enc.encode(s, 0), enc.encode(s, 1)
-    n = game.num_players
-    # Player 1 sees its own pawns in plane 0, in the NW corner.
-    assert view1[0, 2, 2] == 1 and view1[0, 3, 3] == 1
-    assert view0[1].sum() == 2 and view1[1].sum() == 2
+    # Player 1 sees its own pawns 0 and 1 in planes 0 and 1, in the NW corner.
+    assert view1[0, 2, 2] == 1 and view1[1, 3, 3] == 1
+    assert view0[0, 4, 2] == 1 and view0[1, 3, 3] == 1  # pawn 0 moved c3-c5
+    assert view0[2:4].sum() == 2 and view1[2:4].sum() == 2
     # The wall: V at (5,5) in board terms is V at (14-5, 11-5) = (9,6) for player 1.
-    assert view0[2 * n + 6, 5, 5] == 1 and view1[2 * n + 6, 9, 6] == 1
+    placed = enc.planes["wall_placed"].start
+    assert view0[placed, 5, 5] == 1 and view1[placed, 9, 6] == 1
     assert enc.encode(s, 0).shape == enc.shape
 
 
@@ -117,7 +118,6 @@ def test_view_actions_map_to_board_actions_consistently(num_players):
     action: pawn moves by the mirrored offset, walls on the mirrored anchor."""
     game = blockade.Game(num_players=num_players)
     enc = blockade.Encoder(game)
-    n = num_players
     for s in random_states(game, 20, seed=num_players):
         if s.is_terminal():
             continue
@@ -130,7 +130,7 @@ def test_view_actions_map_to_board_actions_consistently(num_players):
             b = perm[v]
             if v >= NUM_MOVE_ACTIONS:  # a wall: the view's free-anchor plane says if legal
                 o, r, c = game.wall_of_index(v - NUM_MOVE_ACTIONS)
-                free = view[2 * n + 4 + o, r, c] == 1
+                free = view[enc.planes["wall_free"].start + o, r, c] == 1
                 supply = s.walls_left[2 * p + o] > 0
                 assert mask[b] == (s.phase == 1 and free and supply)
             else:
@@ -146,8 +146,8 @@ def test_view_actions_map_to_board_actions_consistently(num_players):
             dr, dc = MOVE_OFFSETS[v % 12]
             after = s.clone()
             after.apply_action(int(perm[v]))
-            assert enc.encode(after, p)[0, r + dr, c + dc] == 1
-            assert enc.encode(after, p)[0, r, c] == 0
+            pawn_plane = enc.encode(after, p)[v // 12]
+            assert pawn_plane[r + dr, c + dc] == 1 and pawn_plane[r, c] == 0
 
 
 def test_observations_stay_in_bounds_with_the_space_dtype():

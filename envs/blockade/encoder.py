@@ -7,15 +7,19 @@ these mirrors. Seats are listed relative to the observer (0 = observer, 1 = next
 
 | planes | content |
 |---|---|
-| 0 .. n-1 | pawns of relative seat i (1 on their cells) |
-| n .. 2n-1 | goal squares of relative seat i |
-| 2n .. 2n+3 | edge blocked (wall or board edge) going up, down, left, right from the cell |
-| 2n+4, 2n+5 | a V / H wall may still be anchored at this cell's top-left corner |
-| 2n+6, 2n+7 | a V / H wall is anchored at this cell's top-left corner |
-| 2n+8 .. 4n+7 | walls left / initial supply: seat i's vertical, then horizontal |
-| 4n+8 | 1 if the observer is to act |
-| 4n+9 | 1 in the wall phase, 0 in the move phase |
-| 4n+10 | turns played / max_turns |
+| 0 .. 2n-1 | pawn k of relative seat i in plane 2i+k (actions name the pawn: `12*pawn + k`) |
+| 2n .. 3n-1 | goal squares of relative seat i |
+| 3n .. 3n+3 | edge blocked (wall or board edge) going up, down, left, right from the cell |
+| 3n+4, 3n+5 | a V / H wall may still be anchored at this cell's top-left corner |
+| 3n+6, 3n+7 | a V / H wall is anchored at this cell's top-left corner |
+| 3n+8 .. 5n+7 | walls left / initial supply: seat i's vertical, then horizontal |
+| 5n+8 | 1 if the observer is to act |
+| 5n+9 | 1 in the wall phase, 0 in the move phase |
+| 5n+10 | turns played / max_turns |
+
+``Encoder.planes`` names these ranges (``pawns``, ``goals``, ``blocked``, ``wall_free``,
+``wall_placed``, ``walls_left``, ``to_act``, ``phase``, ``progress``) for code that permutes
+planes, such as symmetry augmentation.
 
 Anchor planes are 0 in row 0 and column 0 (no anchor there).
 """
@@ -34,7 +38,14 @@ class Encoder:
     def __init__(self, game: Game):
         self.game = game
         n, rows, cols = game.num_players, game.rows, game.cols
-        self.shape = (4 * n + 11, rows, cols)
+        self.planes = {
+            "pawns": slice(0, 2 * n), "goals": slice(2 * n, 3 * n),
+            "blocked": slice(3 * n, 3 * n + 4), "wall_free": slice(3 * n + 4, 3 * n + 6),
+            "wall_placed": slice(3 * n + 6, 3 * n + 8),
+            "walls_left": slice(3 * n + 8, 5 * n + 8), "to_act": slice(5 * n + 8, 5 * n + 9),
+            "phase": slice(5 * n + 9, 5 * n + 10), "progress": slice(5 * n + 10, 5 * n + 11),
+        }
+        self.shape = (5 * n + 11, rows, cols)
         self._flips = [FLIPS[corner] for corner in game.corners]
         self._perms = [self._action_permutation(*flip) for flip in self._flips]
         # Everything that depends on the seat only is precomputed in view coordinates: the
@@ -50,7 +61,7 @@ class Encoder:
             template = np.zeros(self.shape, dtype=np.float32)
             for i in range(n):
                 goals = [view_cell[x] for x in game.goal_cells[(player + i) % n]]
-                template[n + i].reshape(-1)[goals] = 1.0
+                template[2 * n + i].reshape(-1)[goals] = 1.0
             # Open-direction bits (as seen after the mirror) -> the four "blocked" planes.
             bits = np.arange(256, dtype=np.uint8)
             if flip_rows:
@@ -64,9 +75,10 @@ class Encoder:
             self._board_cell.append(board_cell)
             self._edge_planes.append(edge_planes.astype(np.float32))
             self._board_wall.append(walls)  # view wall w shows board wall walls[w]
-        # Board pawn j (player j // 2) goes to the plane of its seat relative to the observer.
+        # Board pawn j (pawn j % 2 of player j // 2) goes to its plane in the observer's view.
         self._pawn_planes = [
-            np.array([(j // 2 - player) % n for j in range(2 * n)]) for player in range(n)
+            np.array([2 * ((j // 2 - player) % n) + j % 2 for j in range(2 * n)])
+            for player in range(n)
         ]
         self._supply_order = [
             [2 * ((player + i) % n) + o for i in range(n) for o in range(2)] for player in range(n)
@@ -81,15 +93,15 @@ class Encoder:
         flat = planes.reshape(planes.shape[0], -1)
         flat[self._pawn_planes[player], view_cell[state.pawns]] = 1.0
         open_ = np.frombuffer(state.open, dtype=np.uint8)[self._board_cell[player]]
-        flat[2 * n: 2 * n + 4] = self._edge_planes[player][:, open_]
+        flat[3 * n: 3 * n + 4] = self._edge_planes[player][:, open_]
         walls = state.wall_status[:, self._board_wall[player]]
-        planes[2 * n + 4: 2 * n + 8, 1:, 1:] = walls.reshape(4, rows - 1, cols - 1)
+        planes[3 * n + 4: 3 * n + 8, 1:, 1:] = walls.reshape(4, rows - 1, cols - 1)
         walls_left = state.walls_left
         scalars = [walls_left[j] * self._supply_scale for j in self._supply_order[player]]
         scalars.append(state.current_player() == player)
         scalars.append(state.phase)
         scalars.append(state.turn / game.max_turns)
-        flat[2 * n + 8:] = np.minimum(scalars, 1.0)[:, None]
+        flat[3 * n + 8:] = np.minimum(scalars, 1.0)[:, None]
         return planes
 
     def view_to_board_actions(self, player: int) -> np.ndarray:
