@@ -9,7 +9,7 @@
 | Agents | `agents = ['player_0', ..., 'player_{n-1}']`, n = 2, 3, 4 |
 | Action shape | (1,) |
 | Action values | Discrete(284) on the 14 x 11 board |
-| Observation shape | {"observation": (4n+11, 14, 11), "action_mask": (284,)} |
+| Observation shape | {"observation": (5n+11, 14, 11), "action_mask": (284,)} |
 | Observation values | observation float32 in [0, 1]; action_mask int8 0/1 |
 
 Players race their two pawns from their corner to the diagonally opposite corner of a 14-row by
