@@ -162,7 +162,7 @@ TINY_RUN = [
     "algo.games_per_iteration=4", "algo.search.simulations=6", "algo.selfplay.max_moves=16",
     "algo.selfplay.concurrent_games=4", "algo.learner.min_samples=8",
     "algo.learner.batch_size=16", "algo.eval.every=0", "algo.eval.final_games=0",
-    "algo.checkpoint.every=1",
+    "algo.checkpoint.every=1", "algo.warm_start.games=0", "algo.time_limit_minutes=null",
 ]
 
 
@@ -267,7 +267,8 @@ def test_random_opponent_games_record_only_the_network_seats():
 
 SMOKE = ["model=tiny", "logger=disabled", "algo.iterations=1", "algo.games_per_iteration=2",
          "algo.search.simulations=4", "algo.selfplay.max_moves=12", "algo.learner.min_samples=4",
-         "algo.learner.batch_size=8", "algo.eval.enabled=false"]
+         "algo.learner.batch_size=8", "algo.eval.enabled=false",
+         "algo.warm_start.games=0"]
 
 
 @pytest.mark.parametrize("env", [
