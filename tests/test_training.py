@@ -298,3 +298,22 @@ def test_barricade_cut_games_are_adjudicated_by_placed_scouts_and_progress():
     state = game.state_from_dict(position)
     values = Outcomes(game, RewardConfig())(state)
     assert values[0] > 0 > values[1]  # 1 point + progress against 0.1 of progress
+
+
+def test_position_weight_mixes_each_positions_race_lead_into_the_target():
+    game = blockade.Game()
+    outcomes = Outcomes(game, RewardConfig(position_weight=0.25))
+    start = game.new_initial_state()
+    position = start.to_dict()
+    position["pawns"] = [[[9, 6], [10, 6]], [[11, 8], [10, 7]]]
+    ahead = game.state_from_dict(position)
+    leads = [outcomes.position_value(s) for s in (start, ahead)]
+    np.testing.assert_allclose(leads[0], [0, 0])  # symmetric start: nobody leads
+    assert leads[1][0] > 0.5
+    final = np.array([1.0, -1.0])
+    targets = outcomes.targets(final, leads)
+    np.testing.assert_allclose(targets[0], 0.75 * final)
+    np.testing.assert_allclose(targets[1], 0.75 * final + 0.25 * leads[1])
+    assert Outcomes(game, RewardConfig()).position_value(ahead) is None
+    with pytest.raises(ValueError, match="needs rewards.adjudication"):
+        RewardConfig(adjudication="none", position_weight=0.5)

@@ -17,6 +17,13 @@ targets agree. ``adjudication: none`` keeps the engine's returns (0 for a trunca
 Barricade and Nobles end at their turn limit with scores deciding, so their engine returns are
 never silent; for games cut by the move cap, Nobles is adjudicated by its combat-score lead and
 Barricade by its score lead (placed Scouts, plus a little for Scouts' progress).
+
+``position_weight`` w > 0 mixes in a dense part: the value target of a position becomes
+``(1 - w) * outcome + w * lead(position)``, the position's own adjudicated race lead. The
+outcome of a long game says little about one move; the lead of the position says exactly
+whether that move helped, so the value head (and through the search, the policy) learns to
+race long before self-play games are decided. It biases values towards the adjudicator's
+judgement, which is why the weight is a knob and real outcomes keep the larger share.
 """
 
 from __future__ import annotations
@@ -35,6 +42,7 @@ ADJUDICATIONS = ("none", "distance")
 class RewardConfig:
     adjudication: str = "distance"
     scale: float = 6.0
+    position_weight: float = 0.0
 
     def __post_init__(self):
         if self.adjudication not in ADJUDICATIONS:
@@ -42,6 +50,11 @@ class RewardConfig:
                              f"got {self.adjudication!r}")
         if self.scale <= 0:
             raise ValueError(f"rewards.scale must be positive, got {self.scale}")
+        if not 0.0 <= self.position_weight <= 1.0:
+            raise ValueError(f"rewards.position_weight must be in [0, 1], got "
+                             f"{self.position_weight}")
+        if self.position_weight and self.adjudication == "none":
+            raise ValueError("rewards.position_weight needs rewards.adjudication=distance")
 
 
 def _margins(scores: np.ndarray, scale: float) -> np.ndarray:
@@ -109,6 +122,7 @@ class Outcomes:
                                  f"{', '.join(ADJUDICATORS)}); set algo.rewards.adjudication=none")
             self.adjudicate = ADJUDICATORS[game.name]
         self.scale = config.scale
+        self.position_weight = config.position_weight
         self.num_players = game.num_players
 
     def __call__(self, state) -> np.ndarray:
@@ -119,3 +133,18 @@ class Outcomes:
         if self.adjudicate is None:
             return np.zeros(self.num_players)
         return self.adjudicate(state, self.scale)
+
+    def position_value(self, state) -> np.ndarray | None:
+        """The race lead of a position itself, for value targets that mix it with the outcome
+        (``position_weight``); None when no mixing is configured."""
+        if not self.position_weight:
+            return None
+        return self.adjudicate(state, self.scale)
+
+    def targets(self, outcome: np.ndarray, positions: list) -> list[np.ndarray]:
+        """Value targets (absolute seats) of a game's recorded positions: the outcome, mixed
+        with each position's own race lead when ``position_weight`` > 0."""
+        w = self.position_weight
+        if not w:
+            return [outcome] * len(positions)
+        return [(1 - w) * outcome + w * lead for lead in positions]

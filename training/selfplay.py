@@ -58,6 +58,7 @@ class _Game:
         self.state = game.new_initial_state()
         self.actions: list[int] = []
         self.obs, self.masks, self.policies, self.players = [], [], [], []
+        self.leads: list[np.ndarray | None] = []  # position values for rewards.position_weight
         self.simulations = 0
         self.moves = 0
         # A seat played uniformly at random (not recorded): games the network can win, so the
@@ -149,6 +150,7 @@ class SelfPlay:
             g.masks.append(masks[i][perm])
             g.policies.append(board_policy[perm])
             g.players.append(player)
+            g.leads.append(self.outcomes.position_value(g.state))
             g.apply(action)
 
     def _choose(self, g: _Game, result) -> int:
@@ -172,7 +174,9 @@ class SelfPlay:
                               np.zeros((0, a), bool), np.zeros((0, a), np.float32),
                               np.zeros((0, n), np.float32))
         else:
-            values = np.stack([maps.values_to_rel(outcome, p) for p in g.players])
+            targets = self.outcomes.targets(outcome, g.leads)
+            values = np.stack([maps.values_to_rel(v, p)
+                               for v, p in zip(targets, g.players, strict=True)])
             samples = Samples(np.stack(g.obs), np.stack(g.masks), np.stack(g.policies),
                               values.astype(np.float32))
         return GameRecord(seed=g.seed, samples=samples, outcome=outcome, moves=g.moves,

@@ -51,7 +51,7 @@ def teacher_samples(game, encoder, config: WarmStartConfig, outcomes: Outcomes,
         teacher.reset(game, teacher_seat, int(seeds[0]))
         opponent.reset(game, (teacher_seat + 1) % n, int(seeds[1]))
         state = game.new_initial_state()
-        obs, masks, policies, movers = [], [], [], []
+        obs, masks, policies, movers, leads = [], [], [], [], []
         while not state.is_terminal():
             if config.max_moves is not None and len(movers) >= config.max_moves:
                 break
@@ -69,10 +69,12 @@ def teacher_samples(game, encoder, config: WarmStartConfig, outcomes: Outcomes,
             masks.append(state.legal_actions_mask()[perm])
             policies.append(policy[perm])
             movers.append(player)
+            leads.append(outcomes.position_value(state))
             state.apply_action(action)
         if not movers:
             continue
-        outcome = outcomes(state)
-        values = np.stack([maps.values_to_rel(outcome, p) for p in movers]).astype(np.float32)
+        targets = outcomes.targets(outcomes(state), leads)
+        values = np.stack([maps.values_to_rel(v, p) for v, p in zip(targets, movers, strict=True)])
+        values = values.astype(np.float32)
         parts.append(Samples(np.stack(obs), np.stack(masks), np.stack(policies), values))
     return Samples.concat(parts)
