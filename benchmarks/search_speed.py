@@ -1,4 +1,5 @@
-"""Search speed: simulations/s of our batched PUCT search with the default network, beside the
+"""Search speed: simulations/s of our batched PUCT search with the default network
+(configs/model/small.yaml, its input features included), beside the
 network's own forward throughput at the same batch size, and beside OpenSpiel's Python
 ``MCTSBot`` driving the same engine with the same network as a batch-1 evaluator.
 
@@ -18,17 +19,23 @@ from __future__ import annotations
 
 import argparse
 import time
+from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
 import torch
+from omegaconf import OmegaConf
 from rich.console import Console
 from rich.table import Table
 
 import envs
 from models.evaluator import NetworkEvaluator
+from models.features import make_encoder
 from models.nets import ModelConfig, build_network
 from search.puct import SearchConfig, search
+from training.config import from_mapping
+
+DEFAULT_MODEL = Path(__file__).resolve().parents[1] / "configs" / "model" / "small.yaml"
 
 
 class TimedNet(torch.nn.Module):
@@ -139,18 +146,23 @@ def main() -> None:
     parser.add_argument("--batches", type=int, nargs="+", default=[1, 16, 64])
     parser.add_argument("--openspiel-positions", type=int, default=4)
     parser.add_argument("--threads", type=int, default=1, help="torch threads")
+    parser.add_argument("--no-features", action="store_true",
+                        help="the game's own observation only (no model.features planes)")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
     config = {} if args.game == "barricade" else {"num_players": args.players}
     game = envs.make_game(args.game, **config)
-    encoder = envs.game_module(args.game).Encoder(game)
-    net = build_network(encoder.shape, game.num_actions, game.num_players, ModelConfig()).eval()
+    model = OmegaConf.to_container(OmegaConf.load(DEFAULT_MODEL))
+    model = from_mapping(ModelConfig, {k: v for k, v in model.items() if k != "name"}, "model")
+    encoder = make_encoder(game, () if args.no_features else model.features)
+    net = build_network(encoder.shape, game.num_actions, game.num_players, model).eval()
     os_rate = openspiel_search(game, encoder, net,
                                sample_positions(game, args.openspiel_positions, 1),
                                args.simulations)
     table = Table(title=f"{args.game} ({game.num_players} players), {args.simulations} "
-                        f"simulations per search, default network, {args.threads} thread(s)")
+                        f"simulations per search, default network, {args.threads} thread(s), "
+                        f"input {encoder.shape}")
     for column in ("batch", "sims/s", "net pos/s", "overhead", "vs OpenSpiel"):
         table.add_column(column, justify="right")
     for batch in args.batches:
