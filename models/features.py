@@ -24,24 +24,39 @@ import envs
 FEATURES = ("distance",)
 
 
-def walk_distances(game, state, sources) -> list[int]:
+def open_masks(game, state) -> tuple[int, int, int, int]:
+    """Bitboards (bit ``x`` = cell ``x``) of the cells a pawn may leave up, down, left, right."""
+    from envs.blockade.engine import DOWN, LEFT, RIGHT, UP
+
+    cells = np.frombuffer(bytes(state.open), dtype=np.uint8)
+    return tuple(int.from_bytes(np.packbits((cells & d) != 0, bitorder="little").tobytes(),
+                                "little") for d in (UP, DOWN, LEFT, RIGHT))
+
+
+def walk_distances(game, state, sources, masks=None) -> np.ndarray:
     """Blockade: single-step distance from the nearest of ``sources`` (cells) to every cell,
-    through open edges (walls respected, pawns ignored); ``game.num_cells`` if unreachable."""
-    far = game.num_cells
-    dist = [far] * far
+    through open edges (walls respected, pawns ignored); ``game.num_cells`` if unreachable.
+
+    Breadth-first layers on bitboards, one shift per direction per layer; the layers are then
+    unpacked at once (a cell's distance is the number of layers that had not reached it)."""
+    up, down, left, right = masks or open_masks(game, state)
+    cols, far = game.cols, game.num_cells
+    seen = 0
     for x in sources:
-        dist[x] = 0
-    frontier = list(sources)
-    open_, neighbours = state.open, game.neighbours
+        seen |= 1 << x
+    frontier, layers = seen, []
     while frontier:
-        nxt = []
-        for x in frontier:
-            d = dist[x] + 1
-            for direction, y in neighbours[x]:
-                if open_[x] & direction and dist[y] > d:
-                    dist[y] = d
-                    nxt.append(y)
-        frontier = nxt
+        layers.append(seen)
+        step = ((frontier & up) >> cols) | ((frontier & down) << cols) \
+            | ((frontier & left) >> 1) | ((frontier & right) << 1)
+        frontier = step & ~seen
+        seen |= frontier
+    size = (far + 7) // 8
+    reached = np.unpackbits(np.frombuffer(b"".join(v.to_bytes(size, "little") for v in layers),
+                                          dtype=np.uint8).reshape(len(layers), size),
+                            axis=1, count=far, bitorder="little")
+    dist = len(layers) - reached.sum(axis=0).astype(np.int64)
+    dist[reached[-1] == 0] = far
     return dist
 
 
@@ -73,9 +88,10 @@ class DistancePlanes:
         if maps is None:
             game = self.game
             maps = np.empty((game.num_players, 2, game.rows, game.cols), dtype=np.float32)
+            masks = open_masks(game, state)
             for p, goals in enumerate(self._goals):
                 for k, goal in enumerate(goals):
-                    dist = np.asarray(walk_distances(game, state, [goal]), dtype=np.float32)
+                    dist = walk_distances(game, state, [goal], masks)
                     maps[p, k] = dist.reshape(game.rows, game.cols) / game.num_cells
             self._cache[key] = maps
             if len(self._cache) > self.CACHE:

@@ -49,3 +49,33 @@ def test_unknown_or_unsupported_features_are_clear_errors():
     auto = make_encoder(blockade.Game(), ["auto"])
     explicit = make_encoder(blockade.Game(), ["distance"])
     assert auto.shape == explicit.shape and type(auto) is type(explicit)
+
+
+def reference_distances(game, state, source):
+    """Plain breadth-first search over the engine's neighbour table."""
+    from collections import deque
+
+    dist = [game.num_cells] * game.num_cells
+    dist[source] = 0
+    queue = deque([source])
+    while queue:
+        x = queue.popleft()
+        for direction, y in game.neighbours[x]:
+            if state.open[x] & direction and dist[y] > dist[x] + 1:
+                dist[y] = dist[x] + 1
+                queue.append(y)
+    return dist
+
+
+@pytest.mark.parametrize("rows,cols", [(14, 11), (9, 9), (8, 12)])
+def test_bitboard_distances_equal_a_plain_breadth_first_search(rows, cols):
+    game = blockade.Game(rows=rows, cols=cols)
+    rng = np.random.default_rng(0)
+    state = game.new_initial_state()
+    for _ in range(300):
+        if state.is_terminal():
+            state = game.new_initial_state()
+        state.apply_action(int(rng.choice(state.legal_actions())))
+        source = int(rng.integers(game.num_cells))
+        assert walk_distances(game, state, [source]).tolist() == \
+            reference_distances(game, state, source)
