@@ -232,7 +232,8 @@ GAMES = {
     "blockade": ["env=blockade", "env.rows=8", "env.cols=8", "env.max_turns=12",
                  "algo.shaping.potential=distance"],
     "nobles": ["env=nobles", "env.num_players=4", "env.max_turns=60",
-               "algo.pool.scheme=prioritised"],
+               "algo.pool.scheme=prioritised", "algo.warm_start.games=2",
+               "algo.warm_start.steps=3"],
     "barricade": ["env=barricade", "env.max_turns=10", "algo.shaping.potential=distance",
                   "algo.pool.scheme=uniform"],
 }
@@ -272,6 +273,7 @@ def test_tiny_run_trains_checkpoints_resumes_exactly_and_evaluates(tmp_path, gam
 
     assert games_in_flight(a) == games_in_flight(b)
     assert a["counters"]["learner_steps"] > 0 and a["counters"]["episodes"] > 0
+    assert a["counters"]["warm_started"] == (game == "nobles")  # and not again on resume
     assert resumed.final_eval["random"].summaries[0].games == 4
     # The checkpoint is an agent: load_policy, and checkpoint:PATH through agents.
     policy = load_policy(resumed.checkpoint)

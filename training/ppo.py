@@ -38,12 +38,14 @@ from training.checkpoint import (
 )
 from training.config import from_mapping, to_mapping
 from training.evaluation import EvalConfig, evaluate, metrics
-from training.learner import masked_log_policy
+from training.learner import Learner, LearnerConfig, masked_log_policy
 from training.pool import OpponentPool, PoolConfig
+from training.replay import ReplayBuffer
 from training.rewards import Outcomes, RewardConfig
 from training.rollout import Batch, Episode, Rollout, RolloutConfig
 from training.runner import RunnerConfig
 from training.shaping import Potential, ShapingConfig
+from training.warmstart import WarmStartConfig, teacher_samples
 
 
 @dataclass(frozen=True)
@@ -93,6 +95,7 @@ class PPOConfig:
     optim: OptimConfig = field(default_factory=OptimConfig)
     rewards: RewardConfig = field(default_factory=RewardConfig)
     shaping: ShapingConfig = field(default_factory=ShapingConfig)
+    warm_start: WarmStartConfig = field(default_factory=WarmStartConfig)
     pool: PoolConfig = field(default_factory=PoolConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
     checkpoint: CheckpointConfig = field(default_factory=CheckpointConfig)
@@ -197,12 +200,10 @@ class PPO:
             Potential(self.game, self.algo.shaping, self.algo.rewards), self.algo.loss.gamma,
             np.random.default_rng([self.seed, 4]), self.make_net, _make_agent)
         self.counters = {"iteration": 0, "agent_steps": 0, "learner_steps": 0, "episodes": 0,
-                         "seconds": 0.0}
+                         "seconds": 0.0, "warm_started": False}
         self.history: list[dict] = []
         if resume is not None:
             self._restore(resume)
-        else:
-            self.pool.add(self.net.state_dict(), 0)
 
     def make_net(self) -> torch.nn.Module:
         return build_network(self.encoder.shape, self.game.num_actions, self.game.num_players,
@@ -248,6 +249,27 @@ class PPO:
         return save_checkpoint(self.run_dir / "checkpoints" / "last.pt", self.payload())
 
     # -- the loop --------------------------------------------------------------------------
+
+    def warm_start(self) -> dict:
+        """AlphaZero's warm start (training/warmstart.py), once per run: teacher-vs-opponent games
+        labelled by the teacher, and supervised steps (training/learner.py, its default
+        settings) on their policy and value targets before the first rollout."""
+        config = self.algo.warm_start
+        start = time.perf_counter()
+        samples = teacher_samples(self.game, self.encoder, config,
+                                  Outcomes(self.game, self.algo.rewards), self.seed)
+        replay = ReplayBuffer(len(samples), self.encoder.shape, self.game.num_actions,
+                              self.game.num_players)
+        replay.add(samples)
+        stats = Learner(self.net, LearnerConfig(min_samples=1)).train(replay, config.steps,
+                                                                      self.rng)
+        self.net.eval()
+        self.counters["warm_started"] = True
+        self.counters["seconds"] += time.perf_counter() - start
+        print(f"warm start: {config.games} {config.teacher} vs {config.opponent} games, "
+              f"{len(samples)} samples, {config.steps} steps, "
+              f"{time.perf_counter() - start:.0f} s", flush=True)
+        return {f"warm_start/{k}": v for k, v in stats.items()}
 
     def iteration(self) -> dict:
         algo, c = self.algo, self.counters
@@ -311,6 +333,10 @@ class PPO:
         algo = self.algo
         limit = algo.time_limit_minutes
         path = None
+        if algo.warm_start.games and not self.counters["warm_started"]:
+            self.logger.log(self.warm_start(), step=0)
+        if not self.pool.snapshots:  # the pool starts with the initial (or warm) weights
+            self.pool.add(self.net.state_dict(), 0)
         while self.counters["iteration"] < algo.iterations:
             start = time.perf_counter()
             stats = self.iteration()
