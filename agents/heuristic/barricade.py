@@ -6,7 +6,8 @@ of the most advanced opposing Scouts, and a Rocking Horse Sweep when ending the 
   sideways, around opponent Guards, placed Scouts and opponent Scouts still at home in front of
   the goals (other Scouts move away in time; own Guards can be moved).
 - **Projection** (the evaluation): each player's Scouts (in Variation II without those that
-  cannot step now: they are forfeited at their owner's turn), nearest first, are placed when its
+  cannot step, or could be shut in by one Guard move before their owner's turn: they are
+  forfeited at their owner's turn), nearest first, are placed when its
   steps (two a turn) have covered their distances; the game ends when the first player would
   have placed all, when a running Rocking Horse Sweep would complete while its owner leads, or
   at the turn limit. The projected scores at that moment (1, 3, 5, and in Variations I/II the
@@ -104,10 +105,16 @@ class Heuristic:
         return [x for x in state.scouts[3 * player: 3 * player + 3]
                 if x >= 0 and not OPP_BASE[player][x]]
 
-    def _stuck(self, state, player: int, x: int) -> bool:
-        """A Scout with no single step now (Variation II forfeits it at its owner's turn)."""
+    def _doomed(self, state, player: int, x: int) -> bool:
+        """Variation II forfeits a Scout with no single step at its owner's turn: one stuck
+        now, or one whose only free step is onto a Cross Station an opponent Guard can take
+        before the owner moves again."""
         occ = state.occ
-        return occ[x + DELTAS[FORWARD[player]]] != 0 and occ[x - 1] != 0 and occ[x + 1] != 0
+        free = [t for t in (x + DELTAS[FORWARD[player]], x - 1, x + 1) if occ[t] == 0]
+        if not free:
+            return True
+        opponent_moves_first = not (state.to_move == player and state.half == 0)
+        return opponent_moves_first and len(free) == 1 and CROSS_INDEX[free[0]] >= 0
 
     # ----- projection -----
     def _turn_time(self, state, player: int, steps: int) -> float:
@@ -129,7 +136,7 @@ class Heuristic:
         intercept = self.game.variant == "intercept"
         for p in range(2):
             scouts = self._scouts_in_play(state, p)
-            alive = [x for x in scouts if not (intercept and self._stuck(state, p, x))]
+            alive = [x for x in scouts if not (intercept and self._doomed(state, p, x))]
             lost.append(len(alive) < len(scouts) or OUT in state.scouts[3 * p: 3 * p + 3])
             distances = sorted(fields[p].get(x, UNREACHABLE) for x in alive)
             total, when = 0, []
