@@ -97,10 +97,10 @@ def openspiel_game(game, rng, observe: bool):
     return play_one
 
 
-def measure(seconds: float, rounds: int) -> list[tuple[str, str, float | None]]:
+def measure(seconds: float, rounds: int, games: list[str]) -> list[tuple[str, str, float | None]]:
     loops, missing = {}, []
     rng = np.random.default_rng(0)
-    for name in envs.GAMES:
+    for name in games:
         module = envs.game_module(name)
         if not hasattr(module, "env"):
             missing.append((name, "not built yet"))
@@ -142,8 +142,10 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=4.0, help="time budget per row")
     parser.add_argument("--rounds", type=int, default=4,
                         help="interleaved rounds per row; the best counts")
+    parser.add_argument("--games", nargs="+", choices=envs.GAMES, default=list(envs.GAMES),
+                        help="our games to measure (the peers are always measured)")
     args = parser.parse_args()
-    rows = measure(args.seconds, args.rounds)
+    rows = measure(args.seconds, args.rounds, args.games)
     speeds = {(game, kind): value for game, kind, value in rows}
     reference = {
         "engine": speeds.get(("OpenSpiel quoridor", "engine (C++)")),
