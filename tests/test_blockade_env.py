@@ -237,3 +237,23 @@ def test_env_reset_with_a_bad_position_keeps_the_running_game():
 def test_invalid_configs_say_what_is_wrong(config, message):
     with pytest.raises(ValueError, match=message):
         blockade.Game(**config)
+
+
+def test_cached_wall_planes_never_go_stale():
+    """Along random games, and on clones that branch off, each encoding equals a fresh
+    encoder's encoding of the same position reloaded (which starts with an empty cache)."""
+    game = blockade.Game(num_players=3)
+    enc = blockade.Encoder(game)
+    rng = np.random.default_rng(11)
+    state = game.new_initial_state()
+    for _ in range(120):
+        if state.is_terminal():
+            break
+        branch = state.clone()
+        branch.apply_action(branch.legal_actions()[rng.integers(len(branch.legal_actions()))])
+        for s in (state, branch):
+            fresh = blockade.Encoder(game)
+            reloaded = game.state_from_dict(s.to_dict())
+            for p in range(3):
+                np.testing.assert_array_equal(enc.encode(s, p), fresh.encode(reloaded, p))
+        state.apply_action(state.legal_actions()[rng.integers(len(state.legal_actions()))])

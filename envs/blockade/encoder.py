@@ -88,14 +88,21 @@ class Encoder:
     def encode(self, state, player: int) -> np.ndarray:
         game = self.game
         n, rows, cols = game.num_players, game.rows, game.cols
-        planes = self._templates[player].copy()
-        view_cell = self._view_cell[player]
+        # Goals, blocked edges and anchors depend on the walls only: built once per wall layout
+        # and seat, kept in the state's wall cache.
+        key = (self, player)
+        static = state.wall_cache.get(key)
+        if static is None:
+            static = self._templates[player].copy()
+            open_ = np.frombuffer(state.open, dtype=np.uint8)[self._board_cell[player]]
+            static.reshape(static.shape[0], -1)[3 * n: 3 * n + 4] = (
+                self._edge_planes[player][:, open_])
+            walls = state.wall_status[:, self._board_wall[player]]
+            static[3 * n + 4: 3 * n + 8, 1:, 1:] = walls.reshape(4, rows - 1, cols - 1)
+            state.wall_cache[key] = static
+        planes = static.copy()
         flat = planes.reshape(planes.shape[0], -1)
-        flat[self._pawn_planes[player], view_cell[state.pawns]] = 1.0
-        open_ = np.frombuffer(state.open, dtype=np.uint8)[self._board_cell[player]]
-        flat[3 * n: 3 * n + 4] = self._edge_planes[player][:, open_]
-        walls = state.wall_status[:, self._board_wall[player]]
-        planes[3 * n + 4: 3 * n + 8, 1:, 1:] = walls.reshape(4, rows - 1, cols - 1)
+        flat[self._pawn_planes[player], self._view_cell[player][state.pawns]] = 1.0
         walls_left = state.walls_left
         scalars = [walls_left[j] * self._supply_scale for j in self._supply_order[player]]
         scalars.append(state.current_player() == player)

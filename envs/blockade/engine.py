@@ -10,7 +10,10 @@ Representation, chosen for speed under search:
   (``wall_free``) the anchors that may still take a wall, updated from precomputed conflict
   lists, so the wall half of the legal mask is one array copy; row 1 (``wall_placed``) the
   anchors holding a wall. One array, so encoders gather both rows at once.
-- legal actions are cached per position as a list and as a mask, each built on first use.
+- legal actions are cached per position as a list and as a mask, each built on first use;
+- ``State.wall_cache`` is a dict that encoders may fill with what depends on the walls only
+  (keyed by their own keys). Clones share it, and a wall placement starts a new one, so it is
+  valid for every state that shares it: search siblings that differ by pawn moves reuse it.
 """
 
 from __future__ import annotations
@@ -234,7 +237,7 @@ class State:
 
     __slots__ = (
         "game", "pawns", "open", "wall_status", "wall_free", "wall_placed", "walls", "walls_left",
-        "to_move", "phase", "turn", "winner", "outcome", "_mask", "_legal",
+        "to_move", "phase", "turn", "winner", "outcome", "_mask", "_legal", "wall_cache",
     )
 
     def __init__(self, game: Game):
@@ -253,6 +256,7 @@ class State:
         self.outcome: str | None = None  # None while playing, else "win", "draw", "truncated"
         self._mask: np.ndarray | None = None
         self._legal: list[int] | None = None
+        self.wall_cache: dict = {}
 
     # ----- contract -----
     def current_player(self) -> int:
@@ -290,6 +294,7 @@ class State:
         other.outcome = self.outcome
         other._mask = self._mask  # caches are never mutated in place, so safe to share
         other._legal = self._legal
+        other.wall_cache = self.wall_cache
         return other
 
     def legal_actions_mask(self) -> np.ndarray:
@@ -408,6 +413,7 @@ class State:
             self.open[x] &= ~d
         self.wall_free[game.wall_conflicts[w]] = False
         self.wall_placed[w] = True
+        self.wall_cache = {}
         self.walls.append(w)
         self.walls_left[2 * self.to_move + w // game.anchors_per_orientation] -= 1
         self._end_turn()
