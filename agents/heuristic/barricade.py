@@ -3,8 +3,8 @@ of the most advanced opposing Scouts, and a Rocking Horse Sweep when ending the 
 
 - **Distances**: per player, one sweep over the lines from the goal line back (Scouts never step
   backward) gives every station's number of steps to a free opponent Base Station, forward or
-  sideways, around opponent Guards, placed Scouts and opponent Scouts still at home in front of
-  the goals (other Scouts move away in time; own Guards can be moved).
+  sideways, around opponent Guards, placed Scouts and opponent Scouts on their Outer line in
+  front of the goals (other Scouts move away in time; own Guards can be moved).
 - **Projection** (the evaluation): each player's Scouts (in Variation II without those that
   cannot step, or could be shut in by one Guard move before their owner's turn: they are
   forfeited at their owner's turn), nearest first, are placed when its
@@ -62,15 +62,16 @@ class Heuristic:
     # ----- distances -----
     def _blocked(self, state, player: int) -> set[int]:
         """Stations a Scout of ``player`` cannot count on passing: opponent Guards, Scouts
-        placed for good, and opponent Scouts still on their own Base or Outer line (in front of
-        ``player``'s goals, where nothing makes them move on)."""
+        placed for good, and opponent Scouts on their own Outer line (in front of ``player``'s
+        goals, where nothing makes them move on; a Scout still in its Base is left out, as its
+        own race takes it away)."""
         q = 1 - player
         blocked = {x for x in state.guards[2 * q: 2 * q + NUM_GUARDS] if x >= 0}
         for p in range(2):
             blocked.update(x for x in state.scouts[3 * p: 3 * p + 3] if x >= 0 and OPP_BASE[p][x])
-        home_lines = (GOAL_LINE[player], GOAL_LINE[player] + DELTAS[BACKWARD[player]] // WIDTH)
+        outer_line = GOAL_LINE[player] + DELTAS[BACKWARD[player]] // WIDTH
         blocked.update(x for x in state.scouts[3 * q: 3 * q + 3]
-                       if x >= 0 and coords(x)[0] in home_lines)
+                       if x >= 0 and coords(x)[0] == outer_line)
         return blocked
 
     def field(self, state, player: int) -> dict[int, int]:
