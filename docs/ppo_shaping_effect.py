@@ -4,8 +4,8 @@
 
 Trains one short PPO run per setting (same seed, same time budget, otherwise the default config
 of ``train.py algo=ppo``) and plays each run's greedy policy against ``random`` (seats
-alternating), reporting the race distance left to its own goals at the end (walking steps, training/rewards.py), how often the opponent ended
-walled in for good, and wins. Settings:
+alternating), reporting the race distance left to its own goals at the end (walking steps,
+training/rewards.py), how often the opponent ended walled in for good, and wins. Settings:
 
 - none: engine returns only (a truncated game pays 0 to everyone);
 - adjudication: a truncated game pays each player's race lead (AlphaZero's remedy);
