@@ -36,8 +36,6 @@ from training.ppo import PPO
 CONFIG_DIR = str(Path(__file__).resolve().parents[1] / "configs")
 GAMES = [("blockade", {}), ("barricade", {}), ("nobles", {}), ("nobles", {"num_players": 4})]
 """(game, env config beside its defaults)"""
-EXTRA = {"barricade": ["algo.rewards.adjudication=none"]}
-"""Barricade has no distance adjudicator (it never truncates: its scores always decide)."""
 
 
 def ppo_rollout(game: str, env_config: dict, run_dir: str, extra: list[str]):
@@ -46,11 +44,11 @@ def ppo_rollout(game: str, env_config: dict, run_dir: str, extra: list[str]):
     overrides = [f"env.{k}={v}" for k, v in env_config.items()] + extra
     with initialize_config_dir(config_dir=CONFIG_DIR, version_base="1.3"):
         cfg = compose("config", overrides=["algo=ppo", f"env={game}", "logger=disabled",
-                                           "algo.eval.enabled=false", *overrides,
-                                           *EXTRA.get(game, [])])
+                                           "algo.eval.enabled=false", *overrides])
     config = OmegaConf.to_container(cfg, resolve=False)
     config["logger"] = {"mode": "disabled"}
     ppo = PPO(config, run_dir, RunLogger(config["logger"], config, run_dir))
+    ppo.start()
     ppo.rollout.collect()  # games under way, as in training
 
     def play_one() -> int:

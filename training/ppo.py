@@ -295,6 +295,7 @@ class PPO:
             "ppo/lr": self.optimizer.param_groups[0]["lr"],
             "ppo/advantage_std": float(adv.std()),
             "pool/size": len(self.pool.snapshots),
+            "pool/opponent_score": float(np.mean([e.score for e in self.pool.snapshots])),
             "counters/agent_steps": c["agent_steps"], "counters/episodes": c["episodes"]})
         if c["iteration"] % algo.pool.snapshot_every == 0:
             self.pool.add(self.net.state_dict(), c["iteration"])
@@ -329,14 +330,19 @@ class PPO:
         self.counters["learner_steps"] += updates
         return {k: v / updates for k, v in totals.items()}
 
+    def start(self) -> None:
+        """Before the first iteration: the warm start if configured, then the pool's first
+        snapshot (the initial or warm weights). Nothing on a resumed run."""
+        if self.algo.warm_start.games and not self.counters["warm_started"]:
+            self.logger.log(self.warm_start(), step=0)
+        if not self.pool.snapshots:
+            self.pool.add(self.net.state_dict(), 0)
+
     def run(self) -> TrainResult:
         algo = self.algo
         limit = algo.time_limit_minutes
         path = None
-        if algo.warm_start.games and not self.counters["warm_started"]:
-            self.logger.log(self.warm_start(), step=0)
-        if not self.pool.snapshots:  # the pool starts with the initial (or warm) weights
-            self.pool.add(self.net.state_dict(), 0)
+        self.start()
         while self.counters["iteration"] < algo.iterations:
             start = time.perf_counter()
             stats = self.iteration()
