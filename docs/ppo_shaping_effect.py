@@ -1,6 +1,6 @@
 """The sparse-reward remedies for PPO on 2-player Blockade, on and off, measured.
 
-    python docs/ppo_shaping_effect.py [--minutes 5] [--games 20] [--seed 0]
+    python docs/ppo_shaping_effect.py [--minutes 5] [--games 20] [--seed 0] [HYDRA_OVERRIDE ...]
 
 Trains one short PPO run per setting (same seed, same time budget, otherwise the default config
 of ``train.py algo=ppo``) and plays each run's greedy policy against ``random`` (seats
@@ -36,10 +36,10 @@ SETTINGS = {
 CONFIG_DIR = str(Path(__file__).resolve().parents[1] / "configs")
 
 
-def train(setting: str, minutes: float, seed: int, out: Path):
+def train(setting: str, minutes: float, seed: int, out: Path, extra: list[str]):
     overrides = ["algo=ppo", "env=blockade", "logger=disabled", f"logger.dir={out}", f"seed={seed}",
                  f"algo.time_limit_minutes={minutes}", "algo.eval.enabled=false",
-                 *SETTINGS[setting]]
+                 *extra, *SETTINGS[setting]]
     with initialize_config_dir(config_dir=CONFIG_DIR, version_base="1.3"):
         cfg = compose("config", overrides=overrides)
     return run(cfg, out / setting, overrides)
@@ -71,6 +71,7 @@ def main() -> None:
     parser.add_argument("--minutes", type=float, default=5.0, help="training budget per setting")
     parser.add_argument("--games", type=int, default=20, help="games against random")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("overrides", nargs="*", help="Hydra overrides for every setting")
     args = parser.parse_args()
     table = Table(title=f"PPO on Blockade, {args.minutes:g} minutes per setting, greedy policy "
                   f"vs random ({args.games} games)")
@@ -78,7 +79,7 @@ def main() -> None:
         table.add_column(column, justify="left" if column == "remedy" else "right")
     with tempfile.TemporaryDirectory() as out:
         for setting in SETTINGS:
-            result = train(setting, args.minutes, args.seed, Path(out))
+            result = train(setting, args.minutes, args.seed, Path(out), args.overrides)
             measured = play_vs_random(result.checkpoint, args.games)
             table.add_row(setting, str(result.counters["iteration"]),
                           f"{measured['own']:.1f}", f"{measured['walled']:.0%}",
