@@ -1,8 +1,9 @@
 """Vectorised self-play rollouts for PPO: ``num_envs`` games stepped in lockstep.
 
 The engines are stepped directly (the PettingZoo env is a façade over the same engine): the
-observation is the game's ``Encoder`` output from the mover's view, exactly what the env shows,
-and chance nodes are resolved as the env resolves them, by drawing an outcome with the engine's
+observation is the game's ``Encoder`` output from the mover's view, exactly what the env shows
+(plus any ``model.features`` planes, as every consumer of the network sees them), and chance
+nodes are resolved as the env resolves them, by drawing an outcome with the engine's
 probabilities from a seeded generator.
 
 One rollout step gives every game one decision of the learner: a single batched forward pass
