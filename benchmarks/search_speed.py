@@ -31,7 +31,7 @@ from rich.table import Table
 import envs
 from models.evaluator import NetworkEvaluator
 from models.features import make_encoder
-from models.nets import ModelConfig, build_network
+from models.nets import ModelConfig, action_layout, build_network
 from search.puct import SearchConfig, search
 from training.config import from_mapping
 
@@ -156,7 +156,8 @@ def main() -> None:
     model = OmegaConf.to_container(OmegaConf.load(DEFAULT_MODEL))
     model = from_mapping(ModelConfig, {k: v for k, v in model.items() if k != "name"}, "model")
     encoder = make_encoder(game, () if args.no_features else model.features)
-    net = build_network(encoder.shape, game.num_actions, game.num_players, model).eval()
+    net = build_network(encoder.shape, game.num_actions, game.num_players, model,
+                        action_layout(encoder)).eval()
     os_rate = openspiel_search(game, encoder, net,
                                sample_positions(game, args.openspiel_positions, 1),
                                args.simulations)

@@ -74,6 +74,7 @@ class DistancePlanes:
         c, h, w = encoder.shape
         self.shape = (c + 2 * game.num_players, h, w)
         self.planes = encoder.planes  # the game's planes come first, unchanged
+        self.action_layout = encoder.action_layout
         self._flips = [FLIPS[corner] for corner in game.corners]
         # Goal squares in the same order for every seat (outer, inner), so the planes of all
         # seats mean the same in their views.

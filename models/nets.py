@@ -14,6 +14,20 @@ import torch
 from torch import nn
 
 KINDS = ("auto", "conv", "mlp")
+POLICY_HEADS = ("auto", "flat", "spatial")
+
+
+@dataclass(frozen=True)
+class ActionLayout:
+    """Where a grid game's view actions lie on the board, for the spatial policy head: first
+    ``moves_per_piece`` actions for each piece (piece ``k`` is marked by one-hot observation
+    plane ``piece_planes[k]``), then ``anchor_kinds`` blocks of one action per interior grid
+    point (``(H-1) x (W-1)``, row-major). Blockade's encoder declares one; games without one get
+    the flat head."""
+
+    piece_planes: tuple[int, ...]
+    moves_per_piece: int
+    anchor_kinds: int
 
 
 @dataclass(frozen=True)
@@ -26,10 +40,15 @@ class ModelConfig:
     policy_channels: int = 4  # conv net: 1x1 channels feeding the policy layer
     features: tuple[str, ...] = ()  # derived input planes (models/features.py), e.g. distance
     kind: str = "auto"  # auto: conv net for planes, MLP for vectors | conv | mlp (flattens planes)
+    policy_head: str = "auto"  # conv net: auto (spatial where the game has an action layout) |
+    # flat (1x1 conv, flatten, linear) | spatial (moves read under each piece, anchors by 2x2 conv)
 
     def __post_init__(self):
         if self.kind not in KINDS:
             raise ValueError(f"model kind must be one of {', '.join(KINDS)}, got {self.kind!r}")
+        if self.policy_head not in POLICY_HEADS:
+            raise ValueError(f"model policy_head must be one of {', '.join(POLICY_HEADS)}, "
+                             f"got {self.policy_head!r}")
         for field in ("channels", "blocks", "hidden", "policy_channels"):  # sizes
             if getattr(self, field) < (0 if field == "blocks" else 1):
                 raise ValueError(f"model {field} must be positive, got {getattr(self, field)}")
@@ -48,27 +67,72 @@ class ResidualBlock(nn.Module):
         return torch.relu(x + self.bn2(self.conv2(y)))
 
 
+class FlatPolicyHead(nn.Module):
+    """AlphaZero's policy head: a few 1x1 channels, flattened, one linear layer to the actions."""
+
+    def __init__(self, channels: int, height: int, width: int, num_actions: int,
+                 policy_channels: int):
+        super().__init__()
+        self.layers = nn.Sequential(
+            nn.Conv2d(channels, policy_channels, 1, bias=False), nn.BatchNorm2d(policy_channels),
+            nn.ReLU(), nn.Flatten(), nn.Linear(policy_channels * height * width, num_actions))
+
+    def forward(self, x: torch.Tensor, obs: torch.Tensor) -> torch.Tensor:
+        return self.layers(x)
+
+
+class SpatialPolicyHead(nn.Module):
+    """Logits laid out on the board (an :class:`ActionLayout`): a piece's moves come from the
+    features under that piece, an anchor's actions from the 2x2 cells around it. The same
+    weights serve every square, so what is learnt in one place holds everywhere (the flat head
+    ties each action to board locations and needs far more samples)."""
+
+    def __init__(self, channels: int, layout: ActionLayout):
+        super().__init__()
+        self.register_buffer("piece_planes", torch.tensor(layout.piece_planes, dtype=torch.long),
+                             persistent=False)
+        self.moves = nn.Linear(channels, layout.moves_per_piece)
+        self.anchors = nn.Conv2d(channels, layout.anchor_kinds, 2)
+
+    def forward(self, x: torch.Tensor, obs: torch.Tensor) -> torch.Tensor:
+        pieces = obs.index_select(1, self.piece_planes)  # [B, P, H, W], one-hot each
+        under = torch.einsum("bphw,bchw->bpc", pieces, x)
+        return torch.cat([self.moves(under).flatten(1), self.anchors(x).flatten(1)], dim=1)
+
+
 class ConvNet(nn.Module):
     """AlphaZero's residual tower for (C, H, W) planes, sized for a 2-core CPU."""
 
     def __init__(self, obs_shape: tuple[int, int, int], num_actions: int, num_players: int,
-                 config: ModelConfig):
+                 config: ModelConfig, layout: ActionLayout | None = None):
         super().__init__()
         c_in, h, w = obs_shape
         ch = config.channels
         self.stem = nn.Sequential(nn.Conv2d(c_in, ch, 3, padding=1, bias=False),
                                   nn.BatchNorm2d(ch), nn.ReLU())
         self.tower = nn.Sequential(*[ResidualBlock(ch) for _ in range(config.blocks)])
-        pc = config.policy_channels
-        self.policy = nn.Sequential(nn.Conv2d(ch, pc, 1, bias=False), nn.BatchNorm2d(pc),
-                                    nn.ReLU(), nn.Flatten(), nn.Linear(pc * h * w, num_actions))
+        head = config.policy_head
+        if head == "auto":
+            head = "flat" if layout is None else "spatial"
+        if head == "spatial":
+            if layout is None:
+                raise ValueError("model policy_head spatial needs a game whose encoder declares "
+                                 "an action layout (Blockade); use flat or auto")
+            laid_out = (len(layout.piece_planes) * layout.moves_per_piece
+                        + layout.anchor_kinds * (h - 1) * (w - 1))
+            if laid_out != num_actions:
+                raise ValueError(f"action layout covers {laid_out} actions, the game has "
+                                 f"{num_actions}")
+            self.policy = SpatialPolicyHead(ch, layout)
+        else:
+            self.policy = FlatPolicyHead(ch, h, w, num_actions, config.policy_channels)
         self.value = nn.Sequential(nn.Conv2d(ch, 1, 1, bias=False), nn.BatchNorm2d(1), nn.ReLU(),
                                    nn.Flatten(), nn.Linear(h * w, config.hidden), nn.ReLU(),
                                    nn.Linear(config.hidden, num_players), nn.Tanh())
 
     def forward(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         x = self.tower(self.stem(obs))
-        return self.policy(x), self.value(x)
+        return self.policy(x, obs), self.value(x)
 
 
 class ResidualMLPBlock(nn.Module):
@@ -101,14 +165,21 @@ class MLPNet(nn.Module):
         return self.policy(x), self.value(x)
 
 
+def action_layout(encoder) -> ActionLayout | None:
+    """The encoder's declared :class:`ActionLayout` (a mapping of its fields), if any."""
+    layout = getattr(encoder, "action_layout", None)
+    return None if layout is None else ActionLayout(**layout)
+
+
 def build_network(obs_shape: tuple[int, ...], num_actions: int, num_players: int,
-                  config: ModelConfig) -> nn.Module:
-    """The network for an encoder's shape: with ``kind: auto`` planes (C, H, W) get the conv net
-    and a flat vector the MLP; ``kind: mlp`` flattens planes into the MLP."""
+                  config: ModelConfig, layout: ActionLayout | None = None) -> nn.Module:
+    """The network for an encoder's shape (and action layout, :func:`action_layout`): with
+    ``kind: auto`` planes (C, H, W) get the conv net and a flat vector the MLP; ``kind: mlp``
+    flattens planes into the MLP."""
     obs_shape = tuple(int(d) for d in obs_shape)
     if config.kind == "mlp" or (config.kind == "auto" and len(obs_shape) == 1):
         return MLPNet(obs_shape, num_actions, num_players, config)
     if len(obs_shape) == 3:
-        return ConvNet(obs_shape, num_actions, num_players, config)
+        return ConvNet(obs_shape, num_actions, num_players, config, layout)
     raise ValueError(f"no network for observations of shape {obs_shape} (model kind "
                      f"{config.kind}): expected (C, H, W) planes or a flat vector")

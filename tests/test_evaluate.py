@@ -114,7 +114,7 @@ def nobles_checkpoint(tmp_path_factory):
     path = tmp_path_factory.mktemp("checkpoints") / "nobles.pt"
     checkpoint.save_checkpoint(path, {
         "algo": "test", "config": {}, "env_config": env_config,
-        "model": checkpoint.model_payload(net, encoder.shape, game.num_actions,
+        "model": checkpoint.model_payload(net, encoder, game.num_actions,
                                           game.num_players, config),
         "policy": {"simulations": 0}, "counters": {}})
     return path

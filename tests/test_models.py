@@ -8,7 +8,16 @@ from tiny_games import FlatRaceEncoder, RaceEncoder, RaceGame
 
 from envs import blockade
 from models.evaluator import NetworkEvaluator, ViewMaps
-from models.nets import ConvNet, MLPNet, ModelConfig, build_network
+from models.nets import (
+    ActionLayout,
+    ConvNet,
+    FlatPolicyHead,
+    MLPNet,
+    ModelConfig,
+    SpatialPolicyHead,
+    action_layout,
+    build_network,
+)
 from search.puct import SearchConfig, search
 
 torch.set_num_threads(1)  # small batches: one thread is fastest, and robust to a busy machine
@@ -98,3 +107,74 @@ def test_batched_search_with_a_network_equals_one_tree_at_a_time(encoder_cls):
         single = search([s], evaluator, config, [np.random.default_rng(i)])[0]
         np.testing.assert_array_equal(single.visits, batched[i].visits)
         np.testing.assert_allclose(single.q, batched[i].q, atol=1e-5)
+
+
+@pytest.mark.filterwarnings("ignore:`torch.jit.script` is deprecated")
+def test_spatial_policy_head_is_the_blockade_default_and_scripts():
+    game = blockade.Game()
+    encoder = blockade.Encoder(game)
+    net = build_network(encoder.shape, game.num_actions, 2, TINY, action_layout(encoder))
+    assert isinstance(net.policy, SpatialPolicyHead)
+    obs = torch.as_tensor(encoder.encode(game.new_initial_state(), 0))[None].repeat(3, 1, 1, 1)
+    logits, values = net(obs)
+    assert logits.shape == (3, game.num_actions) and values.shape == (3, 2)
+    scripted = torch.jit.script(net.eval())
+    for a, b in zip(scripted(obs), net(obs), strict=True):
+        torch.testing.assert_close(a, b)
+    flat = ModelConfig(channels=8, blocks=1, hidden=16, policy_channels=2, policy_head="flat")
+    assert isinstance(build_network(encoder.shape, game.num_actions, 2, flat,
+                                    action_layout(encoder)).policy, FlatPolicyHead)
+
+
+def test_spatial_policy_head_needs_a_layout_that_covers_the_actions():
+    spatial = ModelConfig(channels=8, blocks=1, hidden=16, policy_head="spatial")
+    with pytest.raises(ValueError, match="action layout"):
+        build_network((5, 6, 7), 10, 2, spatial)
+    layout = ActionLayout(piece_planes=(0, 1), moves_per_piece=12, anchor_kinds=2)
+    with pytest.raises(ValueError, match="covers 84 actions, the game has 10"):
+        build_network((5, 6, 7), 10, 2, spatial, layout)
+    with pytest.raises(ValueError, match="policy_head"):
+        ModelConfig(policy_head="round")
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_blockade_action_layout_matches_what_the_view_shows(players):
+    """In every seat's view, view action 12k + j moves the pawn of plane k by offset j, and a
+    wall at view anchor (r, c) changes the blocked-edge planes only in the 2x2 cells around
+    (r, c): where the spatial head reads them."""
+    game = blockade.Game(num_players=players)
+    encoder = blockade.Encoder(game)
+    layout = action_layout(encoder)
+    blocked = encoder.planes["blocked"]
+    anchors = (game.rows - 1) * (game.cols - 1)
+    rng = np.random.default_rng(players)
+    state, checked = game.new_initial_state(), 0
+    while checked < 400 and not state.is_terminal():
+        player = state.current_player()
+        before = encoder.encode(state, player)
+        view_to_board = encoder.view_to_board_actions(player)
+        for view in rng.permutation(game.num_actions)[:40]:
+            board = int(view_to_board[view])
+            if board not in state.legal_actions():
+                continue
+            after = encoder.encode(_applied(state, board), player)
+            moves = len(layout.piece_planes) * layout.moves_per_piece
+            if view < moves:
+                plane = layout.piece_planes[view // layout.moves_per_piece]
+                (r, c), = np.argwhere(before[plane])
+                dr, dc = blockade.engine.MOVE_OFFSETS[view % layout.moves_per_piece]
+                assert after[plane, r + dr, c + dc] == 1
+            else:
+                r, c = divmod((view - moves) % anchors, game.cols - 1)  # anchor (r+1, c+1)
+                changed = np.argwhere((after[blocked] != before[blocked]).any(axis=0))
+                assert len(changed) and all(r <= y <= r + 1 and c <= x <= c + 1
+                                            for y, x in changed)
+            checked += 1
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    assert checked >= 400
+
+
+def _applied(state, action):
+    child = state.clone()
+    child.apply_action(action)
+    return child

@@ -20,7 +20,7 @@ import torch
 
 import envs
 from models.features import make_encoder
-from models.nets import ModelConfig, build_network
+from models.nets import ModelConfig, action_layout, build_network
 from models.symmetry import augmenter, symmetries
 from search.puct import SearchConfig
 from training.checkpoint import (
@@ -96,7 +96,7 @@ class SelfPlayFactory:
         game = make_env_game(self.env_config)
         encoder = make_encoder(game, self.model_config.features)
         net = build_network(encoder.shape, game.num_actions, game.num_players,
-                            self.model_config)
+                            self.model_config, action_layout(encoder))
         return SelfPlay(game, encoder, net, self.search, self.selfplay,
                         Outcomes(game, self.rewards))
 
@@ -157,7 +157,8 @@ class AlphaZero:
         self.encoder = make_encoder(self.game, self.model_config.features)
         torch.manual_seed(self.seed)
         self.net = build_network(self.encoder.shape, self.game.num_actions,
-                                 self.game.num_players, self.model_config)
+                                 self.game.num_players, self.model_config,
+                                 action_layout(self.encoder))
         Outcomes(self.game, self.algo.rewards)  # a bad reward config fails before any work
         augment = augmenter(symmetries(self.game, self.encoder)) if self.algo.learner.augment \
             else None
@@ -184,7 +185,7 @@ class AlphaZero:
             "algo": "alphazero",
             "config": self.config,
             "env_config": self.env_config,
-            "model": model_payload(self.net, self.encoder.shape, self.game.num_actions,
+            "model": model_payload(self.net, self.encoder, self.game.num_actions,
                                    self.game.num_players, self.model_config),
             "policy": {"simulations": self.algo.eval.simulations,
                        "search": to_mapping(self.algo.search)},

@@ -22,7 +22,7 @@ import torch
 import envs
 from models.evaluator import NetworkEvaluator
 from models.features import make_encoder
-from models.nets import ModelConfig, build_network
+from models.nets import ActionLayout, ModelConfig, action_layout, build_network
 from search.puct import SearchConfig, search
 from training.config import from_mapping, to_mapping
 
@@ -78,9 +78,13 @@ def load_checkpoint(path: str | Path) -> dict:
     return payload
 
 
-def model_payload(net: torch.nn.Module, obs_shape, num_actions: int, num_players: int,
+def model_payload(net: torch.nn.Module, encoder, num_actions: int, num_players: int,
                   config: ModelConfig) -> dict:
-    return {"config": to_mapping(config), "obs_shape": [int(d) for d in obs_shape],
+    """What rebuilds ``net`` (:func:`build_model`): its config, the encoder's shape and action
+    layout, the game's sizes, and the weights."""
+    layout = action_layout(encoder)
+    return {"config": to_mapping(config), "obs_shape": [int(d) for d in encoder.shape],
+            "action_layout": None if layout is None else to_mapping(layout),
             "num_actions": int(num_actions), "num_players": int(num_players),
             "weights": {k: v.detach().clone() for k, v in net.state_dict().items()}}
 
@@ -88,8 +92,9 @@ def model_payload(net: torch.nn.Module, obs_shape, num_actions: int, num_players
 def build_model(model: dict, where: str = "checkpoint") -> torch.nn.Module:
     """The network a checkpoint's ``model`` entry describes, with its weights loaded."""
     config = from_mapping(ModelConfig, model["config"], "model")
+    layout = model.get("action_layout")
     net = build_network(tuple(model["obs_shape"]), model["num_actions"], model["num_players"],
-                        config)
+                        config, None if layout is None else ActionLayout(**layout))
     try:
         net.load_state_dict(model["weights"])
     except RuntimeError as error:

@@ -25,7 +25,7 @@ import numpy as np
 import torch
 
 from models.features import make_encoder
-from models.nets import ModelConfig, build_network
+from models.nets import ModelConfig, action_layout, build_network
 from search.puct import SearchConfig
 from training.alphazero import TrainResult, _scalars
 from training.checkpoint import (
@@ -207,7 +207,7 @@ class PPO:
 
     def make_net(self) -> torch.nn.Module:
         return build_network(self.encoder.shape, self.game.num_actions, self.game.num_players,
-                             self.model_config)
+                             self.model_config, action_layout(self.encoder))
 
     # -- checkpoints -----------------------------------------------------------------------
 
@@ -220,7 +220,7 @@ class PPO:
             "algo": "ppo",
             "config": self.config,
             "env_config": self.env_config,
-            "model": model_payload(self.net, self.encoder.shape, self.game.num_actions,
+            "model": model_payload(self.net, self.encoder, self.game.num_actions,
                                    self.game.num_players, self.model_config),
             "policy": {"simulations": self.algo.eval.simulations,
                        "search": to_mapping(SearchConfig())},

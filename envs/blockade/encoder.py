@@ -22,6 +22,11 @@ these mirrors. Seats are listed relative to the observer (0 = observer, 1 = next
 planes, such as symmetry augmentation.
 
 Anchor planes are 0 in row 0 and column 0 (no anchor there).
+
+``Encoder.action_layout`` tells a network where the view actions lie: the moves of the
+observer's pawn ``k`` (actions ``12k..12k+11``) belong to the cell marked in plane ``k``, and
+wall ``o`` at view anchor ``(r, c)`` to the 2x2 cells around that anchor (``models/nets.py``'s
+spatial policy head reads them there).
 """
 
 from __future__ import annotations
@@ -46,6 +51,9 @@ class Encoder:
             "phase": slice(5 * n + 9, 5 * n + 10), "progress": slice(5 * n + 10, 5 * n + 11),
         }
         self.shape = (5 * n + 11, rows, cols)
+        pawns_per_player = 2
+        self.action_layout = {"piece_planes": tuple(range(pawns_per_player)),
+                              "moves_per_piece": len(MOVE_OFFSETS), "anchor_kinds": 2}
         self._flips = [FLIPS[corner] for corner in game.corners]
         self._perms = [self._action_permutation(*flip) for flip in self._flips]
         # Everything that depends on the seat only is precomputed in view coordinates: the
