@@ -3,16 +3,22 @@
 network's own forward throughput at the same batch size, and beside OpenSpiel's Python
 ``MCTSBot`` driving the same engine with the same network as a batch-1 evaluator.
 
+Our search runs the network as ``models.evaluator.inference_module`` (frozen TorchScript, batch
+norm folded, oneDNN), as training and checkpoint agents do. OpenSpiel is timed twice: with the
+eager network (what a user of its ``MCTSBot`` would plug in) and with the same frozen module.
+
     python benchmarks/search_speed.py                      # Blockade, 2 players
     python benchmarks/search_speed.py --game nobles --simulations 64 --batches 1 16 64
 
 Columns:
 - ``sims/s``: simulations per second of wall time (``batch`` trees searched together).
-- ``net pos/s``: the network alone, forward passes on random inputs of that batch size.
+- ``net pos/s``: the network alone (the frozen module the search runs), forward passes on
+  random inputs of that batch size.
 - ``overhead``: share of the search's wall time not spent inside the network's forward
   (selection, expansion, backup, encoding, engine moves): 1 - forward time / wall time.
 - ``vs OpenSpiel``: our sims/s over OpenSpiel ``MCTSBot`` sims/s (PUCT child selection,
-  no solver, same network, same engine states).
+  no solver, same network weights, same engine states), with the eager network / with the
+  frozen module in its evaluator.
 """
 
 from __future__ import annotations
@@ -29,7 +35,7 @@ from rich.console import Console
 from rich.table import Table
 
 import envs
-from models.evaluator import NetworkEvaluator
+from models.evaluator import NetworkEvaluator, inference_module
 from models.features import make_encoder
 from models.nets import ModelConfig, action_layout, build_network
 from search.puct import SearchConfig, search
@@ -88,8 +94,8 @@ def forward_rate(net, shape, batch: int, seconds: float) -> float:
 
 def our_search(game, encoder, net, positions, simulations: int) -> tuple[float, float]:
     """(simulations/s, share of wall time inside the network)."""
-    timed = TimedNet(net)
-    evaluator = NetworkEvaluator(timed, encoder, game.num_players)
+    evaluator = NetworkEvaluator(net, encoder, game.num_players)
+    timed = evaluator.module = TimedNet(evaluator.module)
     config = SearchConfig(simulations=simulations, root="puct", chance="sample")
     rngs = [np.random.default_rng(i) for i in range(len(positions))]
     start = time.perf_counter()
@@ -116,9 +122,11 @@ class OpenSpielEvaluator:
         return list(zip(legal, z / z.sum(), strict=True))
 
 
-def openspiel_search(game, encoder, net, positions, simulations: int) -> float | None:
+def openspiel_search(game, encoder, net, positions, simulations: int,
+                     optimize: bool) -> float | None:
     """Simulations/s of OpenSpiel's Python MCTSBot on our engine states (which already speak
-    pyspiel's state method names), or None when open_spiel is not installed."""
+    pyspiel's state method names), or None when open_spiel is not installed; ``optimize``: the
+    network as our frozen inference module, else eager."""
     try:
         import pyspiel
         from open_spiel.python.algorithms import mcts
@@ -128,7 +136,7 @@ def openspiel_search(game, encoder, net, positions, simulations: int) -> float |
                                 dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL)
     shim = SimpleNamespace(get_type=lambda: game_type, max_utility=lambda: 1.0,
                            num_players=lambda: game.num_players)
-    evaluator = OpenSpielEvaluator(NetworkEvaluator(net, encoder, game.num_players))
+    evaluator = OpenSpielEvaluator(NetworkEvaluator(net, encoder, game.num_players, optimize))
     bot = mcts.MCTSBot(shim, uct_c=1.5, max_simulations=simulations, evaluator=evaluator,
                        solve=False, random_state=np.random.RandomState(0),
                        child_selection_fn=mcts.SearchNode.puct_value)
@@ -158,9 +166,10 @@ def main() -> None:
     encoder = make_encoder(game, () if args.no_features else model.features)
     net = build_network(encoder.shape, game.num_actions, game.num_players, model,
                         action_layout(encoder)).eval()
-    os_rate = openspiel_search(game, encoder, net,
-                               sample_positions(game, args.openspiel_positions, 1),
-                               args.simulations)
+    os_positions = sample_positions(game, args.openspiel_positions, 1)
+    os_eager, os_frozen = (openspiel_search(game, encoder, net, os_positions, args.simulations,
+                                            optimize) for optimize in (False, True))
+    frozen = inference_module(net)
     table = Table(title=f"{args.game} ({game.num_players} players), {args.simulations} "
                         f"simulations per search, default network, {args.threads} thread(s), "
                         f"input {encoder.shape}")
@@ -170,13 +179,15 @@ def main() -> None:
         positions = sample_positions(game, batch, 0)
         rate, net_share = our_search(game, encoder, net, positions, args.simulations)
         table.add_row(str(batch), f"{rate:.0f}",
-                      f"{forward_rate(net, encoder.shape, batch, 2.0):.0f}",
+                      f"{forward_rate(frozen, encoder.shape, batch, 2.0):.0f}",
                       f"{100 * (1 - net_share):.1f}%",
-                      "n/a" if os_rate is None else f"{rate / os_rate:.1f}x")
+                      "n/a" if os_eager is None else
+                      f"{rate / os_eager:.1f}x / {rate / os_frozen:.1f}x")
     console = Console()
     console.print(table)
-    if os_rate is not None:
-        console.print(f"OpenSpiel MCTSBot (Python, batch-1 evaluator): {os_rate:.0f} sims/s")
+    if os_eager is not None:
+        console.print(f"OpenSpiel MCTSBot (Python, batch-1 evaluator): {os_eager:.0f} sims/s "
+                      f"with the eager network, {os_frozen:.0f} with the frozen module")
 
 
 if __name__ == "__main__":

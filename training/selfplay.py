@@ -98,6 +98,7 @@ class SelfPlay:
 
     def set_weights(self, weights: dict) -> None:
         self.net.load_state_dict(weights)
+        self.evaluator.refresh()
 
     def play(self, seeds: list[int]) -> list[GameRecord]:
         pending = deque(seeds)
