@@ -35,15 +35,26 @@ def open_masks(game, state) -> tuple[int, int, int, int]:
 
 def walk_distances(game, state, sources, masks=None) -> np.ndarray:
     """Blockade: single-step distance from the nearest of ``sources`` (cells) to every cell,
-    through open edges (walls respected, pawns ignored); ``game.num_cells`` if unreachable.
+    through open edges (walls respected, pawns ignored); ``game.num_cells`` if unreachable."""
+    return walk_distances_from_each(game, state, [sources], masks)[0]
 
-    Breadth-first layers on bitboards, one shift per direction per layer; the layers are then
-    unpacked at once (a cell's distance is the number of layers that had not reached it)."""
-    up, down, left, right = masks or open_masks(game, state)
+
+def walk_distances_from_each(game, state, source_sets, masks=None) -> np.ndarray:
+    """:func:`walk_distances` for several source sets at once: ``[len(source_sets), cells]``.
+
+    Breadth-first layers on bitboards, one shift per direction per layer. The searches run side
+    by side in one integer, one lane of ``num_cells`` bits each: a shift never carries a bit
+    across a lane's edge because the board's outer edges are closed in the open-edge masks, so
+    k searches cost the Python operations of one. The layers are then unpacked at once (a
+    cell's distance is the number of layers that had not reached it)."""
     cols, far = game.cols, game.num_cells
+    lanes = len(source_sets)
+    spread = sum(1 << (lane * far) for lane in range(lanes))  # a mask's copy in every lane
+    up, down, left, right = (m * spread for m in (masks or open_masks(game, state)))
     seen = 0
-    for x in sources:
-        seen |= 1 << x
+    for lane, sources in enumerate(source_sets):
+        for x in sources:
+            seen |= 1 << (lane * far + x)
     frontier, layers = seen, []
     while frontier:
         layers.append(seen)
@@ -51,10 +62,11 @@ def walk_distances(game, state, sources, masks=None) -> np.ndarray:
             | ((frontier & left) >> 1) | ((frontier & right) << 1)
         frontier = step & ~seen
         seen |= frontier
-    size = (far + 7) // 8
+    bits = lanes * far
+    size = (bits + 7) // 8
     reached = np.unpackbits(np.frombuffer(b"".join(v.to_bytes(size, "little") for v in layers),
                                           dtype=np.uint8).reshape(len(layers), size),
-                            axis=1, count=far, bitorder="little")
+                            axis=1, count=bits, bitorder="little").reshape(len(layers), lanes, far)
     dist = len(layers) - reached.sum(axis=0).astype(np.int64)
     dist[reached[-1] == 0] = far
     return dist
@@ -88,12 +100,10 @@ class DistancePlanes:
         maps = self._cache.get(key)
         if maps is None:
             game = self.game
-            maps = np.empty((game.num_players, 2, game.rows, game.cols), dtype=np.float32)
-            masks = open_masks(game, state)
-            for p, goals in enumerate(self._goals):
-                for k, goal in enumerate(goals):
-                    dist = walk_distances(game, state, [goal], masks)
-                    maps[p, k] = dist.reshape(game.rows, game.cols) / game.num_cells
+            dist = walk_distances_from_each(game, state, [[g] for goals in self._goals
+                                                          for g in goals])
+            maps = (dist.reshape(game.num_players, 2, game.rows, game.cols)
+                    / np.float32(game.num_cells)).astype(np.float32)
             self._cache[key] = maps
             if len(self._cache) > self.CACHE:
                 self._cache.popitem(last=False)

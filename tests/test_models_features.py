@@ -5,7 +5,12 @@ import pytest
 
 from envs import blockade, nobles
 from envs.blockade.engine import OPPOSITE_CORNER as OPPOSITE
-from models.features import DistancePlanes, make_encoder, walk_distances
+from models.features import (
+    DistancePlanes,
+    make_encoder,
+    walk_distances,
+    walk_distances_from_each,
+)
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
@@ -79,3 +84,8 @@ def test_bitboard_distances_equal_a_plain_breadth_first_search(rows, cols):
         source = int(rng.integers(game.num_cells))
         assert walk_distances(game, state, [source]).tolist() == \
             reference_distances(game, state, source)
+        # Several searches side by side in one bitboard (lanes) do not leak into each other.
+        sources = [int(x) for x in rng.integers(game.num_cells, size=5)]
+        together = walk_distances_from_each(game, state, [[x] for x in sources])
+        assert [row.tolist() for row in together] == \
+            [reference_distances(game, state, x) for x in sources]

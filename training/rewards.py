@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from models.features import walk_distances
+from models.features import walk_distances_from_each
 
 ADJUDICATIONS = ("none", "distance")
 
@@ -67,10 +67,12 @@ def _margins(scores: np.ndarray, scale: float) -> np.ndarray:
 def blockade_race_distances(state) -> np.ndarray:
     """D_i of every player: steps still needed to meet the win condition (walls respected)."""
     game = state.game
+    goals = [sorted(game.goal_cells[p]) for p in range(game.num_players)]
+    # From each goal square (walls are symmetric), all players' in one search.
+    every = walk_distances_from_each(game, state, [[g] for pair in goals for g in pair])
     totals = []
     for p in range(game.num_players):
-        goals = sorted(game.goal_cells[p])
-        maps = [walk_distances(game, state, [g]) for g in goals]  # walls are symmetric
+        maps = every[2 * p:2 * p + 2]
         a, b = state.pawns[2 * p], state.pawns[2 * p + 1]
         if game.win_condition == "both":
             total = min(maps[0][a] + maps[1][b], maps[1][a] + maps[0][b])
