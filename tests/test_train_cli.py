@@ -7,6 +7,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ["env.rows=8", "env.cols=8", "env.max_turns=40", "model=tiny", "logger=disabled",
+        "runner=local",
         "algo.iterations=2", "algo.games_per_iteration=4", "algo.search.simulations=6",
         "algo.selfplay.max_moves=16", "algo.learner.min_samples=8", "algo.eval.every=2",
         "algo.eval.games=2", "algo.eval.final_games=4", "algo.eval.final_opponents=[random]",

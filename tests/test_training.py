@@ -159,6 +159,7 @@ def test_checkpoint_is_written_atomically_and_validated(tmp_path):
 
 TINY_RUN = [
     "env.rows=8", "env.cols=8", "env.max_turns=40", "model=tiny", "logger=disabled",
+    "runner=local",
     "algo.games_per_iteration=4", "algo.search.simulations=6", "algo.selfplay.max_moves=16",
     "algo.selfplay.concurrent_games=4", "algo.learner.min_samples=8",
     "algo.learner.batch_size=16", "algo.eval.every=0", "algo.eval.final_games=0",
