@@ -15,8 +15,6 @@ search, self-play, symmetries and checkpoints use it like the game's own encoder
 
 from __future__ import annotations
 
-from collections import OrderedDict
-
 import numpy as np
 
 import envs
@@ -33,13 +31,13 @@ def open_masks(game, state) -> tuple[int, int, int, int]:
                                 "little") for d in (UP, DOWN, LEFT, RIGHT))
 
 
-def walk_distances(game, state, sources, masks=None) -> np.ndarray:
+def walk_distances(game, state, sources) -> np.ndarray:
     """Blockade: single-step distance from the nearest of ``sources`` (cells) to every cell,
     through open edges (walls respected, pawns ignored); ``game.num_cells`` if unreachable."""
-    return walk_distances_from_each(game, state, [sources], masks)[0]
+    return walk_distances_from_each(game, state, [sources])[0]
 
 
-def walk_distances_from_each(game, state, source_sets, masks=None) -> np.ndarray:
+def walk_distances_from_each(game, state, source_sets) -> np.ndarray:
     """:func:`walk_distances` for several source sets at once: ``[len(source_sets), cells]``.
 
     Breadth-first layers on bitboards, one shift per direction per layer. The searches run side
@@ -50,7 +48,7 @@ def walk_distances_from_each(game, state, source_sets, masks=None) -> np.ndarray
     cols, far = game.cols, game.num_cells
     lanes = len(source_sets)
     spread = sum(1 << (lane * far) for lane in range(lanes))  # a mask's copy in every lane
-    up, down, left, right = (m * spread for m in (masks or open_masks(game, state)))
+    up, down, left, right = (m * spread for m in open_masks(game, state))
     seen = 0
     for lane, sources in enumerate(source_sets):
         for x in sources:
@@ -75,8 +73,6 @@ def walk_distances_from_each(game, state, source_sets, masks=None) -> np.ndarray
 class DistancePlanes:
     """A Blockade encoder with two goal-distance planes per relative seat appended."""
 
-    CACHE = 50_000
-
     def __init__(self, game, encoder):
         from envs.blockade.encoder import FLIPS
         from envs.blockade.engine import OPPOSITE_CORNER
@@ -92,21 +88,18 @@ class DistancePlanes:
         # seats mean the same in their views.
         self._goals = [[game.cell(*sq) for sq in game.start_squares[OPPOSITE_CORNER[corner]]]
                        for corner in game.corners]
-        self._cache: OrderedDict[bytes, np.ndarray] = OrderedDict()
 
     def _board_maps(self, state) -> np.ndarray:
-        """[num_players, 2, rows, cols] distance maps in board coordinates, cached per walls."""
-        key = bytes(state.open)
-        maps = self._cache.get(key)
+        """[num_players, 2, rows, cols] distance maps in board coordinates, kept in the state's
+        wall cache (shared by every state with the same walls)."""
+        maps = state.wall_cache.get(self)
         if maps is None:
             game = self.game
             dist = walk_distances_from_each(game, state, [[g] for goals in self._goals
                                                           for g in goals])
             maps = (dist.reshape(game.num_players, 2, game.rows, game.cols)
                     / np.float32(game.num_cells)).astype(np.float32)
-            self._cache[key] = maps
-            if len(self._cache) > self.CACHE:
-                self._cache.popitem(last=False)
+            state.wall_cache[self] = maps
         return maps
 
     def encode(self, state, player: int) -> np.ndarray:

@@ -33,7 +33,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.blockade.engine import DOWN, LEFT, MOVE_OFFSETS, NUM_MOVE_ACTIONS, RIGHT, UP, Game
+from envs.blockade.engine import (
+    DOWN,
+    LEFT,
+    MOVE_OFFSETS,
+    NUM_MOVE_ACTIONS,
+    PAWNS_PER_PLAYER,
+    RIGHT,
+    UP,
+    Game,
+)
 
 FLIPS = {"NW": (False, False), "NE": (False, True), "SE": (True, True), "SW": (True, False)}
 """Corner -> (mirror rows, mirror columns) that brings it to NW."""
@@ -51,8 +60,7 @@ class Encoder:
             "phase": slice(5 * n + 9, 5 * n + 10), "progress": slice(5 * n + 10, 5 * n + 11),
         }
         self.shape = (5 * n + 11, rows, cols)
-        pawns_per_player = 2
-        self.action_layout = {"piece_planes": tuple(range(pawns_per_player)),
+        self.action_layout = {"piece_planes": tuple(range(PAWNS_PER_PLAYER)),
                               "moves_per_piece": len(MOVE_OFFSETS), "anchor_kinds": 2}
         self._flips = [FLIPS[corner] for corner in game.corners]
         self._perms = [self._action_permutation(*flip) for flip in self._flips]
