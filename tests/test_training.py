@@ -57,13 +57,36 @@ def test_distance_adjudication_favours_the_player_nearer_its_goals():
     d = blockade_race_distances(state)
     # (10,6)->(10,7) 1 + (9,6)->(11,8) 4, or (9,6)->(10,7) 2 + (10,6)->(11,8) 3; pawns ignored.
     assert d.tolist() == [5, 26]
-    values = Outcomes(game, RewardConfig(adjudication="distance", scale=6.0))(state)
+    values = Outcomes(game, RewardConfig(adjudication="distance", scale=6.0, cap=1.0))(state)
     assert values[0] > 0.5 and values[1] < -0.5
+    capped = Outcomes(game, RewardConfig(adjudication="distance", scale=6.0, cap=0.5))(state)
+    np.testing.assert_allclose(capped, 0.5 * values)
     # Without the remedy an unfinished game is worth nothing; with it, walls count.
     assert not Outcomes(game, RewardConfig(adjudication="none"))(state).any()
     position["walls"] = [["H", 10, 6], ["V", 10, 7]]
     walled = game.state_from_dict(position)
     assert blockade_race_distances(walled)[0] > d[0]
+
+
+def test_a_walled_in_opponent_is_worth_less_than_a_win():
+    # Player 1's pawns sealed in their corner: its distance is huge and the lead saturates.
+    # Without the cap the position would be worth +1 to player 0, exactly a win, so the search
+    # could not tell the winning move from any other (the agent shuffled until the turn limit).
+    game = blockade.Game()
+    position = game.new_initial_state().to_dict()
+    position["pawns"] = [[[11, 8], [10, 9]], [[12, 0], [13, 1]]]
+    position["walls"] = [["H", 12, 1], ["V", 13, 2]]  # (12,0),(12,1),(13,0),(13,1) sealed
+    state = game.state_from_dict(position)
+    assert blockade_race_distances(state)[1] > game.num_cells
+    uncapped = Outcomes(game, RewardConfig(cap=1.0, position_weight=0.5))
+    capped = Outcomes(game, RewardConfig(cap=0.5, position_weight=0.5))
+    assert uncapped(state)[0] > 0.999
+    assert capped(state)[0] <= 0.5 and capped.position_value(state)[0] <= 0.5
+    position["pawns"][0] = [[11, 8], [10, 7]]
+    won = game.state_from_dict(position)
+    assert capped(won)[0] == 1.0
+    with pytest.raises(ValueError, match="rewards.cap"):
+        RewardConfig(cap=0.0)
 
 
 def test_decided_games_keep_engine_returns_and_unknown_games_fail_clearly():
@@ -310,7 +333,7 @@ def test_position_weight_mixes_each_positions_race_lead_into_the_target():
     ahead = game.state_from_dict(position)
     leads = [outcomes.position_value(s) for s in (start, ahead)]
     np.testing.assert_allclose(leads[0], [0, 0])  # symmetric start: nobody leads
-    assert leads[1][0] > 0.5
+    assert leads[1][0] > 0.45  # the lead of 21 steps, tanh(21 / 6), times the default cap 0.5
     final = np.array([1.0, -1.0])
     targets = outcomes.targets(final, leads)
     np.testing.assert_allclose(targets[0], 0.75 * final)

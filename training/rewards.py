@@ -9,10 +9,15 @@ self-play move cap (``selfplay.max_moves``), is scored by how close each player 
           meet its win condition (both pawns on the two goal squares, or one pawn on either)
     v_i = tanh((mean over j != i of D_j  -  D_i) / scale)
 
-so a player ahead in the race gets a positive value, graded by the margin. Real wins and losses
-keep their engine returns (+1 / -1/(n-1)), which stay larger than most adjudicated values. The
-same function scores truncated terminal nodes inside the search tree, so search and value
-targets agree. ``adjudication: none`` keeps the engine's returns (0 for a truncated game).
+so a player ahead in the race gets a positive value, graded by the margin, and every
+adjudicated value is multiplied by ``cap`` < 1. Real wins and losses keep their engine returns
+(+1 / -1/(n-1)). The cap matters: once the opponent is walled in, its distance is huge and the
+tanh saturates, so without it every position of that game is worth +1, exactly what a win is
+worth: the search then sees no difference between the winning move and shuffling a pawn back
+and forth until the turn limit, and self-play teaches the shuffle. With ``cap`` 0.5 a win is
+worth twice the best lead at the limit. The same function scores truncated terminal nodes
+inside the search tree, so search and value targets agree. ``adjudication: none`` keeps the
+engine's returns (0 for a truncated game).
 
 Barricade and Nobles end at their turn limit with scores deciding, so their engine returns are
 never silent; for games cut by the move cap, Nobles is adjudicated by its combat-score lead and
@@ -43,6 +48,7 @@ class RewardConfig:
     adjudication: str = "distance"
     scale: float = 6.0
     position_weight: float = 0.0
+    cap: float = 0.5
 
     def __post_init__(self):
         if self.adjudication not in ADJUDICATIONS:
@@ -53,6 +59,8 @@ class RewardConfig:
         if not 0.0 <= self.position_weight <= 1.0:
             raise ValueError(f"rewards.position_weight must be in [0, 1], got "
                              f"{self.position_weight}")
+        if not 0.0 < self.cap <= 1.0:
+            raise ValueError(f"rewards.cap must be in (0, 1], got {self.cap}")
         if self.position_weight and self.adjudication == "none":
             raise ValueError("rewards.position_weight needs rewards.adjudication=distance")
 
@@ -124,6 +132,7 @@ class Outcomes:
                                  f"{', '.join(ADJUDICATORS)}); set algo.rewards.adjudication=none")
             self.adjudicate = ADJUDICATORS[game.name]
         self.scale = config.scale
+        self.cap = config.cap
         self.position_weight = config.position_weight
         self.num_players = game.num_players
 
@@ -134,14 +143,14 @@ class Outcomes:
             return np.asarray(state.returns(), dtype=np.float64)
         if self.adjudicate is None:
             return np.zeros(self.num_players)
-        return self.adjudicate(state, self.scale)
+        return self.cap * self.adjudicate(state, self.scale)
 
     def position_value(self, state) -> np.ndarray | None:
         """The race lead of a position itself, for value targets that mix it with the outcome
         (``position_weight``); None when no mixing is configured."""
         if not self.position_weight:
             return None
-        return self.adjudicate(state, self.scale)
+        return self.cap * self.adjudicate(state, self.scale)
 
     def targets(self, outcome: np.ndarray, positions: list) -> list[np.ndarray]:
         """Value targets (absolute seats) of a game's recorded positions: the outcome, mixed
