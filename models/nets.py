@@ -22,12 +22,19 @@ class ActionLayout:
     """Where a grid game's view actions lie on the board, for the spatial policy head: first
     ``moves_per_piece`` actions for each piece (piece ``k`` is marked by one-hot observation
     plane ``piece_planes[k]``), then ``anchor_kinds`` blocks of one action per interior grid
-    point (``(H-1) x (W-1)``, row-major). Blockade's encoder declares one; games without one get
-    the flat head."""
+    point (``(H-1) x (W-1)``, row-major). ``move_offsets[j]`` is the ``(row, col)`` step of a
+    piece's move ``j`` in the view, when every piece moves by the same offsets (empty: unknown).
+    Blockade's encoder declares one; games without one get the flat head."""
 
     piece_planes: tuple[int, ...]
     moves_per_piece: int
     anchor_kinds: int
+    move_offsets: tuple[tuple[int, int], ...] = ()
+
+    def __post_init__(self):
+        if self.move_offsets and len(self.move_offsets) != self.moves_per_piece:
+            raise ValueError(f"action layout has {len(self.move_offsets)} move offsets for "
+                             f"{self.moves_per_piece} moves per piece")
 
 
 @dataclass(frozen=True)
@@ -85,7 +92,12 @@ class SpatialPolicyHead(nn.Module):
     """Logits laid out on the board (an :class:`ActionLayout`): a piece's moves come from the
     features under that piece, an anchor's actions from the 2x2 cells around it. The same
     weights serve every square, so what is learnt in one place holds everywhere (the flat head
-    ties each action to board locations and needs far more samples)."""
+    ties each action to board locations and needs far more samples).
+
+    With ``move_offsets`` a move's logit also gets a score read at its destination cell (one
+    1x1-conv score plane per piece): "step to the neighbour nearer the goal" is then one
+    comparison of values the tower already holds, even where the way leads around a wall, which
+    the features under the piece alone would have to encode for all twelve moves at once."""
 
     def __init__(self, channels: int, layout: ActionLayout):
         super().__init__()
@@ -93,11 +105,26 @@ class SpatialPolicyHead(nn.Module):
                              persistent=False)
         self.moves = nn.Linear(channels, layout.moves_per_piece)
         self.anchors = nn.Conv2d(channels, layout.anchor_kinds, 2)
+        offsets = [tuple(int(d) for d in offset) for offset in layout.move_offsets]
+        self.reach = max((abs(d) for offset in offsets for d in offset), default=0)
+        side = 2 * self.reach + 1  # destinations are read from side x side patches
+        self.destination = nn.Conv2d(channels, len(layout.piece_planes), 1) if offsets else None
+        self.register_buffer("patch_index", torch.tensor(
+            [(dr + self.reach) * side + dc + self.reach for dr, dc in offsets], dtype=torch.long),
+            persistent=False)
 
     def forward(self, x: torch.Tensor, obs: torch.Tensor) -> torch.Tensor:
         pieces = obs.index_select(1, self.piece_planes)  # [B, P, H, W], one-hot each
         under = torch.einsum("bphw,bchw->bpc", pieces, x)
-        return torch.cat([self.moves(under).flatten(1), self.anchors(x).flatten(1)], dim=1)
+        moves = self.moves(under)  # [B, P, M]
+        if self.destination is not None:
+            b, p, h, w = pieces.shape
+            side = 2 * self.reach + 1
+            scores = self.destination(x)  # [B, P, H, W]: piece k's score of standing there
+            patches = nn.functional.unfold(scores, side, padding=self.reach).view(
+                b, p, side * side, h * w).index_select(2, self.patch_index)  # [B, P, M, HW]
+            moves = moves + torch.einsum("bpn,bpmn->bpm", pieces.flatten(2), patches)
+        return torch.cat([moves.flatten(1), self.anchors(x).flatten(1)], dim=1)
 
 
 class ConvNet(nn.Module):

@@ -126,6 +126,35 @@ def test_spatial_policy_head_is_the_blockade_default_and_scripts():
                                     action_layout(encoder)).policy, FlatPolicyHead)
 
 
+def test_spatial_head_scores_each_move_at_its_destination():
+    """With move offsets, move j of piece k gets piece k's destination score at the cell the
+    move leads to (the rest of the logit comes from the features under the piece)."""
+    offsets = ((-1, 0), (0, 2), (2, -2))
+    layout = ActionLayout(piece_planes=(0, 1), moves_per_piece=3, anchor_kinds=1,
+                          move_offsets=offsets)
+    head = SpatialPolicyHead(4, layout)
+    torch.nn.init.zeros_(head.moves.weight)
+    torch.nn.init.zeros_(head.moves.bias)
+    x = torch.randn(2, 4, 6, 7)
+    obs = torch.zeros(2, 3, 6, 7)
+    pawns = [[(3, 3), (2, 4)], [(5, 0), (0, 6)]]  # some destinations fall off the board
+    for b, cells in enumerate(pawns):
+        for k, (r, c) in enumerate(cells):
+            obs[b, k, r, c] = 1
+    logits = head(x, obs)
+    scores = head.destination(x)
+    for b, cells in enumerate(pawns):
+        for k, (r, c) in enumerate(cells):
+            for j, (dr, dc) in enumerate(offsets):
+                inside = 0 <= r + dr < 6 and 0 <= c + dc < 7
+                expected = scores[b, k, r + dr, c + dc] if inside else 0.0
+                torch.testing.assert_close(logits[b, 3 * k + j], torch.as_tensor(expected))
+    # A layout without offsets (checkpoints written before them) has no destination term.
+    assert SpatialPolicyHead(4, ActionLayout((0, 1), 3, 1)).destination is None
+    with pytest.raises(ValueError, match="2 move offsets for 3 moves"):
+        ActionLayout((0, 1), 3, 1, move_offsets=offsets[:2])
+
+
 def test_spatial_policy_head_needs_a_layout_that_covers_the_actions():
     spatial = ModelConfig(channels=8, blocks=1, hidden=16, policy_head="spatial")
     with pytest.raises(ValueError, match="action layout"):
@@ -162,7 +191,7 @@ def test_blockade_action_layout_matches_what_the_view_shows(players):
             if view < moves:
                 plane = layout.piece_planes[view // layout.moves_per_piece]
                 (r, c), = np.argwhere(before[plane])
-                dr, dc = blockade.engine.MOVE_OFFSETS[view % layout.moves_per_piece]
+                dr, dc = layout.move_offsets[view % layout.moves_per_piece]
                 assert after[plane, r + dr, c + dc] == 1
             else:
                 r, c = divmod((view - moves) % anchors, game.cols - 1)  # anchor (r+1, c+1)

@@ -24,7 +24,9 @@ planes, such as symmetry augmentation.
 Anchor planes are 0 in row 0 and column 0 (no anchor there).
 
 ``Encoder.action_layout`` tells a network where the view actions lie: the moves of the
-observer's pawn ``k`` (actions ``12k..12k+11``) belong to the cell marked in plane ``k``, and
+observer's pawn ``k`` (actions ``12k..12k+11``) belong to the cell marked in plane ``k`` and
+lead to that cell plus ``MOVE_OFFSETS[j]`` (offsets hold in every view, as the flip maps the
+actions with the board), and
 wall ``o`` at view anchor ``(r, c)`` to the 2x2 cells around that anchor (``models/nets.py``'s
 spatial policy head reads them there).
 """
@@ -61,7 +63,8 @@ class Encoder:
         }
         self.shape = (5 * n + 11, rows, cols)
         self.action_layout = {"piece_planes": tuple(range(PAWNS_PER_PLAYER)),
-                              "moves_per_piece": len(MOVE_OFFSETS), "anchor_kinds": 2}
+                              "moves_per_piece": len(MOVE_OFFSETS), "anchor_kinds": 2,
+                              "move_offsets": tuple(MOVE_OFFSETS)}
         self._flips = [FLIPS[corner] for corner in game.corners]
         self._perms = [self._action_permutation(*flip) for flip in self._flips]
         # Everything that depends on the seat only is precomputed in view coordinates: the
