@@ -335,9 +335,15 @@ def test_position_weight_mixes_each_positions_race_lead_into_the_target():
     np.testing.assert_allclose(leads[0], [0, 0])  # symmetric start: nobody leads
     assert leads[1][0] > 0.45  # the lead of 21 steps, tanh(21 / 6), times the default cap 0.5
     final = np.array([1.0, -1.0])
-    targets = outcomes.targets(final, leads)
+    targets = outcomes.targets(final, leads, [2, 1])
     np.testing.assert_allclose(targets[0], 0.75 * final)
     np.testing.assert_allclose(targets[1], 0.75 * final + 0.25 * leads[1])
+    discounted = Outcomes(game, RewardConfig(position_weight=0.25, discount=0.9))
+    targets = discounted.targets(final, leads, [2, 1])
+    np.testing.assert_allclose(targets[0], 0.75 * 0.81 * final)  # 2 decisions from the end
+    np.testing.assert_allclose(targets[1], 0.75 * 0.9 * final + 0.25 * leads[1])
+    with pytest.raises(ValueError, match="rewards.discount"):
+        RewardConfig(discount=1.5)
     assert Outcomes(game, RewardConfig()).position_value(ahead) is None
     with pytest.raises(ValueError, match="needs rewards.adjudication"):
         RewardConfig(adjudication="none", position_weight=0.5)

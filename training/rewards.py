@@ -23,6 +23,11 @@ Barricade and Nobles end at their turn limit with scores deciding, so their engi
 never silent; for games cut by the move cap, Nobles is adjudicated by its combat-score lead and
 Barricade by its score lead (placed Scouts, plus a little for Scouts' progress).
 
+``discount`` < 1 shrinks the outcome by ``discount ** k`` for a position ``k`` decisions before
+the end. Without it every position of a won race is worth the same, so neither the value head
+nor the search can tell the move that finishes two turns earlier from one that shuffles a pawn
+beside its goal; with it the sooner win is worth more.
+
 ``position_weight`` w > 0 mixes in a dense part: the value target of a position becomes
 ``(1 - w) * outcome + w * lead(position)``, the position's own adjudicated race lead. The
 outcome of a long game says little about one move; the lead of the position says exactly
@@ -49,6 +54,7 @@ class RewardConfig:
     scale: float = 6.0
     position_weight: float = 0.0
     cap: float = 0.5
+    discount: float = 1.0
 
     def __post_init__(self):
         if self.adjudication not in ADJUDICATIONS:
@@ -59,6 +65,8 @@ class RewardConfig:
         if not 0.0 <= self.position_weight <= 1.0:
             raise ValueError(f"rewards.position_weight must be in [0, 1], got "
                              f"{self.position_weight}")
+        if not 0.0 < self.discount <= 1.0:
+            raise ValueError(f"rewards.discount must be in (0, 1], got {self.discount}")
         if not 0.0 < self.cap <= 1.0:
             raise ValueError(f"rewards.cap must be in (0, 1], got {self.cap}")
         if self.position_weight and self.adjudication == "none":
@@ -134,6 +142,7 @@ class Outcomes:
         self.scale = config.scale
         self.cap = config.cap
         self.position_weight = config.position_weight
+        self.discount = config.discount
         self.num_players = game.num_players
 
     def __call__(self, state) -> np.ndarray:
@@ -152,10 +161,13 @@ class Outcomes:
             return None
         return self.cap * self.adjudicate(state, self.scale)
 
-    def targets(self, outcome: np.ndarray, positions: list) -> list[np.ndarray]:
-        """Value targets (absolute seats) of a game's recorded positions: the outcome, mixed
+    def targets(self, outcome: np.ndarray, positions: list,
+                steps_left: list[int]) -> list[np.ndarray]:
+        """Value targets (absolute seats) of a game's recorded positions: the outcome,
+        discounted by ``discount ** steps_left`` (decisions from that position to the end), mixed
         with each position's own race lead when ``position_weight`` > 0."""
         w = self.position_weight
+        outcomes = [outcome * self.discount ** k for k in steps_left]
         if not w:
-            return [outcome] * len(positions)
-        return [(1 - w) * outcome + w * lead for lead in positions]
+            return outcomes
+        return [(1 - w) * o + w * lead for o, lead in zip(outcomes, positions, strict=True)]

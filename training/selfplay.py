@@ -58,6 +58,7 @@ class _Game:
         self.state = game.new_initial_state()
         self.actions: list[int] = []
         self.obs, self.masks, self.policies, self.players = [], [], [], []
+        self.decisions: list[int] = []  # the game's decision count at each recorded position
         self.leads: list[np.ndarray | None] = []  # position values for rewards.position_weight
         self.simulations = 0
         self.moves = 0
@@ -151,6 +152,7 @@ class SelfPlay:
             g.masks.append(masks[i][perm])
             g.policies.append(board_policy[perm])
             g.players.append(player)
+            g.decisions.append(g.moves)
             g.leads.append(self.outcomes.position_value(g.state))
             g.apply(action)
 
@@ -175,7 +177,9 @@ class SelfPlay:
                               np.zeros((0, a), bool), np.zeros((0, a), np.float32),
                               np.zeros((0, n), np.float32))
         else:
-            targets = self.outcomes.targets(outcome, g.leads)
+            # g.moves counts the decision being recorded, so the last one is 1 from the end.
+            targets = self.outcomes.targets(outcome, g.leads,
+                                            [g.moves - d + 1 for d in g.decisions])
             values = np.stack([maps.values_to_rel(v, p)
                                for v, p in zip(targets, g.players, strict=True)])
             samples = Samples(np.stack(g.obs), np.stack(g.masks), np.stack(g.policies),

@@ -73,7 +73,8 @@ def teacher_samples(game, encoder, config: WarmStartConfig, outcomes: Outcomes,
             state.apply_action(action)
         if not movers:
             continue
-        targets = outcomes.targets(outcomes(state), leads)
+        targets = outcomes.targets(outcomes(state), leads,
+                                   list(range(len(movers), 0, -1)))
         values = np.stack([maps.values_to_rel(v, p) for v, p in zip(targets, movers, strict=True)])
         values = values.astype(np.float32)
         parts.append(Samples(np.stack(obs), np.stack(masks), np.stack(policies), values))
