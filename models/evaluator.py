@@ -75,6 +75,9 @@ class NetworkEvaluator:
         self.module = inference_module(self.net) if self.optimize else self.net
 
     def encode(self, states: Sequence) -> tuple[np.ndarray, np.ndarray]:
+        prepare = getattr(self.encoder, "prepare", None)  # batched derived features
+        if prepare is not None:
+            prepare(states)
         players = np.array([s.current_player() for s in states], dtype=np.int64)
         obs = np.stack([self.encoder.encode(s, int(p)) for s, p in zip(states, players,
                                                                         strict=True)])

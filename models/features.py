@@ -22,13 +22,11 @@ import envs
 FEATURES = ("distance",)
 
 
-def open_masks(game, state) -> tuple[int, int, int, int]:
-    """Bitboards (bit ``x`` = cell ``x``) of the cells a pawn may leave up, down, left, right."""
+def _direction_bits() -> np.ndarray:
+    """[4, 1]: the open-edge bits for up, down, left, right."""
     from envs.blockade.engine import DOWN, LEFT, RIGHT, UP
 
-    cells = np.frombuffer(bytes(state.open), dtype=np.uint8)
-    return tuple(int.from_bytes(np.packbits((cells & d) != 0, bitorder="little").tobytes(),
-                                "little") for d in (UP, DOWN, LEFT, RIGHT))
+    return np.array([[UP], [DOWN], [LEFT], [RIGHT]], dtype=np.uint8)
 
 
 def walk_distances(game, state, sources) -> np.ndarray:
@@ -38,21 +36,33 @@ def walk_distances(game, state, sources) -> np.ndarray:
 
 
 def walk_distances_from_each(game, state, source_sets) -> np.ndarray:
-    """:func:`walk_distances` for several source sets at once: ``[len(source_sets), cells]``.
+    """:func:`walk_distances` for several source sets at once: ``[len(source_sets), cells]``."""
+    return walk_distances_of_states(game, [state], source_sets)[0]
+
+
+def walk_distances_of_states(game, states, source_sets) -> np.ndarray:
+    """:func:`walk_distances_from_each` for several positions at once:
+    ``[len(states), len(source_sets), cells]``.
 
     Breadth-first layers on bitboards, one shift per direction per layer. The searches run side
-    by side in one integer, one lane of ``num_cells`` bits each: a shift never carries a bit
-    across a lane's edge because the board's outer edges are closed in the open-edge masks, so
-    k searches cost the Python operations of one. The layers are then unpacked at once (a
-    cell's distance is the number of layers that had not reached it)."""
+    by side in one integer, one lane of ``num_cells`` bits per (position, source set): a shift
+    never carries a bit across a lane's edge because the board's outer edges are closed in the
+    open-edge masks, so all the searches cost the Python operations of one (a search batch's
+    new wall layouts in one go). The layers are then unpacked at once (a cell's distance is the
+    number of layers that had not reached it)."""
     cols, far = game.cols, game.num_cells
-    lanes = len(source_sets)
-    spread = sum(1 << (lane * far) for lane in range(lanes))  # a mask's copy in every lane
-    up, down, left, right = (m * spread for m in open_masks(game, state))
-    seen = 0
+    sets, positions = len(source_sets), len(states)
+    cells = np.frombuffer(b"".join(bytes(s.open) for s in states), dtype=np.uint8)
+    can_leave = (cells.reshape(positions, 1, 1, far) & _direction_bits()[:, None]) != 0
+    # [direction, position, source set, cell] -> one bitboard per direction over all lanes.
+    lanes = np.broadcast_to(can_leave, (positions, 4, sets, far)).transpose(1, 0, 2, 3)
+    packed = np.packbits(lanes.reshape(4, -1), axis=1, bitorder="little")
+    up, down, left, right = (int.from_bytes(row.tobytes(), "little") for row in packed)
+    seeds = np.zeros((sets, far), dtype=bool)
     for lane, sources in enumerate(source_sets):
-        for x in sources:
-            seen |= 1 << (lane * far + x)
+        seeds[lane, list(sources)] = True
+    seen = int.from_bytes(np.packbits(np.broadcast_to(seeds, (positions, sets, far)).reshape(-1),
+                                      bitorder="little").tobytes(), "little")
     frontier, layers = seen, []
     while frontier:
         layers.append(seen)
@@ -60,14 +70,14 @@ def walk_distances_from_each(game, state, source_sets) -> np.ndarray:
             | ((frontier & left) >> 1) | ((frontier & right) << 1)
         frontier = step & ~seen
         seen |= frontier
-    bits = lanes * far
+    bits = positions * sets * far
     size = (bits + 7) // 8
     reached = np.unpackbits(np.frombuffer(b"".join(v.to_bytes(size, "little") for v in layers),
                                           dtype=np.uint8).reshape(len(layers), size),
-                            axis=1, count=bits, bitorder="little").reshape(len(layers), lanes, far)
-    dist = len(layers) - reached.sum(axis=0).astype(np.int64)
+                            axis=1, count=bits, bitorder="little")
+    dist = len(layers) - reached.sum(axis=0, dtype=np.int64)
     dist[reached[-1] == 0] = far
-    return dist
+    return dist.reshape(positions, sets, far)
 
 
 class DistancePlanes:
@@ -89,18 +99,26 @@ class DistancePlanes:
         self._goals = [[game.cell(*sq) for sq in game.start_squares[OPPOSITE_CORNER[corner]]]
                        for corner in game.corners]
 
+    def prepare(self, states) -> None:
+        """Compute the maps of every wall layout among ``states`` not yet cached, in one
+        search (what a batch of search leaves needs before it is encoded)."""
+        missing = list({id(s.wall_cache): s for s in states if self not in s.wall_cache}.values())
+        if not missing:
+            return
+        game = self.game
+        dist = walk_distances_of_states(game, missing, [[g] for goals in self._goals
+                                                        for g in goals])
+        maps = (dist.reshape(len(missing), game.num_players, 2, game.rows, game.cols)
+                * np.float32(1.0 / game.num_cells)).astype(np.float32)
+        for state, state_maps in zip(missing, maps, strict=True):
+            state.wall_cache[self] = state_maps
+
     def _board_maps(self, state) -> np.ndarray:
         """[num_players, 2, rows, cols] distance maps in board coordinates, kept in the state's
         wall cache (shared by every state with the same walls)."""
-        maps = state.wall_cache.get(self)
-        if maps is None:
-            game = self.game
-            dist = walk_distances_from_each(game, state, [[g] for goals in self._goals
-                                                          for g in goals])
-            maps = (dist.reshape(game.num_players, 2, game.rows, game.cols)
-                    / np.float32(game.num_cells)).astype(np.float32)
-            state.wall_cache[self] = maps
-        return maps
+        if self not in state.wall_cache:
+            self.prepare([state])
+        return state.wall_cache[self]
 
     def encode(self, state, player: int) -> np.ndarray:
         n = self.game.num_players

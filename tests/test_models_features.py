@@ -10,6 +10,7 @@ from models.features import (
     make_encoder,
     walk_distances,
     walk_distances_from_each,
+    walk_distances_of_states,
 )
 
 
@@ -76,7 +77,7 @@ def reference_distances(game, state, source):
 def test_bitboard_distances_equal_a_plain_breadth_first_search(rows, cols):
     game = blockade.Game(rows=rows, cols=cols)
     rng = np.random.default_rng(0)
-    state = game.new_initial_state()
+    state, recent = game.new_initial_state(), []
     for _ in range(300):
         if state.is_terminal():
             state = game.new_initial_state()
@@ -89,3 +90,9 @@ def test_bitboard_distances_equal_a_plain_breadth_first_search(rows, cols):
         together = walk_distances_from_each(game, state, [[x] for x in sources])
         assert [row.tolist() for row in together] == \
             [reference_distances(game, state, x) for x in sources]
+        recent.append(state.clone())
+    # Positions with different walls side by side (a search batch's leaves) as well.
+    sources = [[0], [game.num_cells - 1, 5]]
+    batch = walk_distances_of_states(game, recent[-40::3], sources)
+    for state, maps in zip(recent[-40::3], batch, strict=True):
+        assert maps.tolist() == walk_distances_from_each(game, state, sources).tolist()
