@@ -27,6 +27,16 @@ def inference_module(net: torch.nn.Module) -> torch.nn.Module:
             return copied
 
 
+def encode_batch(encoder, states: Sequence, players: Sequence[int]) -> np.ndarray:
+    """``[B, *encoder.shape]``: each state in its player's view. An encoder with derived
+    features computes them for the whole batch first (``prepare(states)``, one search for all
+    the new wall layouts)."""
+    prepare = getattr(encoder, "prepare", None)
+    if prepare is not None:
+        prepare(states)
+    return np.stack([encoder.encode(s, int(p)) for s, p in zip(states, players, strict=True)])
+
+
 class ViewMaps:
     """Index tables between a player's view and the board, for actions and seats.
 
@@ -75,13 +85,8 @@ class NetworkEvaluator:
         self.module = inference_module(self.net) if self.optimize else self.net
 
     def encode(self, states: Sequence) -> tuple[np.ndarray, np.ndarray]:
-        prepare = getattr(self.encoder, "prepare", None)  # batched derived features
-        if prepare is not None:
-            prepare(states)
         players = np.array([s.current_player() for s in states], dtype=np.int64)
-        obs = np.stack([self.encoder.encode(s, int(p)) for s, p in zip(states, players,
-                                                                        strict=True)])
-        return obs, players
+        return encode_batch(self.encoder, states, players), players
 
     def __call__(self, states: Sequence) -> tuple[np.ndarray, np.ndarray]:
         obs, players = self.encode(states)

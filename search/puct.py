@@ -23,6 +23,7 @@ absolute seat order. :class:`models.evaluator.NetworkEvaluator` wraps a network 
 
 from __future__ import annotations
 
+import gc
 import math
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -306,11 +307,19 @@ def search(states: Sequence, evaluate: Evaluator, config: SearchConfig,
     terminal_value = terminal_value or (lambda s: s.returns())
     trees = [_Tree(s.clone(), config, rng, add_noise, terminal_value)
              for s, rng in zip(states, rngs, strict=True)]
-    while True:
-        pending = [(tree, leaf) for tree in trees if (leaf := tree.descend()) is not None]
-        if not pending:
-            break
-        logits, values = evaluate([node.state for _, (node, _) in pending])
-        for i, (tree, (node, path)) in enumerate(pending):
-            tree.expand(node, path, logits[i], values[i])
+    # The trees hold no reference cycles (refcounting frees them), but their many small objects
+    # would make the cyclic collector walk them again and again while they grow.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        while True:
+            pending = [(tree, leaf) for tree in trees if (leaf := tree.descend()) is not None]
+            if not pending:
+                break
+            logits, values = evaluate([node.state for _, (node, _) in pending])
+            for i, (tree, (node, path)) in enumerate(pending):
+                tree.expand(node, path, logits[i], values[i])
+    finally:
+        if collecting:
+            gc.enable()
     return [tree.result() for tree in trees]

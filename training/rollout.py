@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from models.evaluator import ViewMaps
+from models.evaluator import ViewMaps, encode_batch
 from training.learner import masked_log_policy
 from training.pool import Entry, OpponentPool
 from training.rewards import Outcomes
@@ -225,14 +225,12 @@ class Rollout:
 
     def _learner_step(self, batch: Batch, row: int) -> None:
         """One batched decision of the learner in every game."""
-        encode, perms = self.encoder.encode, self.maps.perms
-        players = []
-        for i, slot in enumerate(self.slots):
-            player = slot.state.current_player()
-            players.append(player)
-            batch.obs[row + i] = encode(slot.state, player)
-            batch.mask[row + i] = slot.state.legal_actions_mask()[perms[player]]
+        perms = self.maps.perms
+        players = [slot.state.current_player() for slot in self.slots]
         rows = slice(row, row + len(self.slots))
+        batch.obs[rows] = encode_batch(self.encoder, [slot.state for slot in self.slots], players)
+        for i, (slot, player) in enumerate(zip(self.slots, players, strict=True)):
+            batch.mask[row + i] = slot.state.legal_actions_mask()[perms[player]]
         with torch.inference_mode():
             logits, values = self.net(torch.from_numpy(batch.obs[rows]))
             log_policy = masked_log_policy(logits, torch.from_numpy(batch.mask[rows])).numpy()
@@ -283,8 +281,7 @@ class Rollout:
             return
         net, perms = self._opponent_net(entry), self.maps.perms
         players = [self.slots[i].state.current_player() for i in indices]
-        obs = np.stack([self.encoder.encode(self.slots[i].state, p)
-                        for i, p in zip(indices, players, strict=True)])
+        obs = encode_batch(self.encoder, [self.slots[i].state for i in indices], players)
         mask = np.stack([self.slots[i].state.legal_actions_mask()[perms[p]]
                          for i, p in zip(indices, players, strict=True)])
         with torch.inference_mode():
@@ -313,7 +310,8 @@ class Rollout:
         pending = [(slot, seat, j) for slot in self.slots for seat, j in slot.open.items()]
         if not pending:  # every game ended on the last step
             return
-        obs = np.stack([self.encoder.encode(slot.state, seat) for slot, seat, _ in pending])
+        obs = encode_batch(self.encoder, [slot.state for slot, _, _ in pending],
+                           [seat for _, seat, _ in pending])
         with torch.inference_mode():
             _, values = self.net(torch.from_numpy(obs))
         for (slot, seat, j), value in zip(pending, values[:, 0].numpy(), strict=True):
