@@ -80,12 +80,49 @@ def walk_distances_of_states(game, states, source_sets) -> np.ndarray:
     return dist.reshape(positions, sets, far)
 
 
+GOAL_DISTANCES = "goal_distances"
+"""Key of :func:`goal_distances`' entry in a Blockade state's wall cache."""
+
+
+def goal_squares(game) -> list[list[int]]:
+    """Each player's two goal cells in a fixed order (the opposite corner's outer, then inner
+    start square), so that every seat's maps mean the same in its view."""
+    from envs.blockade.engine import OPPOSITE_CORNER
+
+    return [[game.cell(*sq) for sq in game.start_squares[OPPOSITE_CORNER[corner]]]
+            for corner in game.corners]
+
+
+def prepare_goal_distances(game, states) -> None:
+    """Compute :func:`goal_distances` for every wall layout among ``states`` not yet cached, in
+    one search (a search batch's leaves, a rollout step's games)."""
+    missing = list({id(s.wall_cache): s for s in states
+                    if GOAL_DISTANCES not in s.wall_cache}.values())
+    if not missing:
+        return
+    sources = [[g] for goals in goal_squares(game) for g in goals]
+    dist = walk_distances_of_states(game, missing, sources)
+    for state, maps in zip(missing, dist.reshape(len(missing), game.num_players, 2, -1),
+                           strict=True):
+        state.wall_cache[GOAL_DISTANCES] = maps
+
+
+def goal_distances(game, state) -> np.ndarray:
+    """Blockade: ``[num_players, 2, cells]`` walking distance from every cell to each goal
+    square of each player (:func:`goal_squares` order; ``num_cells`` if walled off). It depends
+    on the walls only, so it is kept in the state's wall cache, which every state with the same
+    walls shares: the distance planes, the race adjudicator and the shaping potential all read
+    the one search."""
+    if GOAL_DISTANCES not in state.wall_cache:
+        prepare_goal_distances(game, [state])
+    return state.wall_cache[GOAL_DISTANCES]
+
+
 class DistancePlanes:
     """A Blockade encoder with two goal-distance planes per relative seat appended."""
 
     def __init__(self, game, encoder):
         from envs.blockade.encoder import FLIPS
-        from envs.blockade.engine import OPPOSITE_CORNER
 
         self.game = game
         self.encoder = encoder
@@ -94,31 +131,22 @@ class DistancePlanes:
         self.planes = encoder.planes  # the game's planes come first, unchanged
         self.action_layout = encoder.action_layout
         self._flips = [FLIPS[corner] for corner in game.corners]
-        # Goal squares in the same order for every seat (outer, inner), so the planes of all
-        # seats mean the same in their views.
-        self._goals = [[game.cell(*sq) for sq in game.start_squares[OPPOSITE_CORNER[corner]]]
-                       for corner in game.corners]
 
     def prepare(self, states) -> None:
-        """Compute the maps of every wall layout among ``states`` not yet cached, in one
-        search (what a batch of search leaves needs before it is encoded)."""
-        missing = list({id(s.wall_cache): s for s in states if self not in s.wall_cache}.values())
-        if not missing:
-            return
-        game = self.game
-        dist = walk_distances_of_states(game, missing, [[g] for goals in self._goals
-                                                        for g in goals])
-        maps = (dist.reshape(len(missing), game.num_players, 2, game.rows, game.cols)
-                * np.float32(1.0 / game.num_cells)).astype(np.float32)
-        for state, state_maps in zip(missing, maps, strict=True):
-            state.wall_cache[self] = state_maps
+        """The goal distances of a whole batch in one search."""
+        prepare_goal_distances(self.game, states)
 
     def _board_maps(self, state) -> np.ndarray:
-        """[num_players, 2, rows, cols] distance maps in board coordinates, kept in the state's
-        wall cache (shared by every state with the same walls)."""
-        if self not in state.wall_cache:
-            self.prepare([state])
-        return state.wall_cache[self]
+        """[num_players, 2, rows, cols] scaled distance maps in board coordinates, kept in the
+        state's wall cache beside the distances they come from."""
+        maps = state.wall_cache.get(self)
+        if maps is None:
+            game = self.game
+            maps = (goal_distances(game, state).reshape(game.num_players, 2, game.rows,
+                                                        game.cols)
+                    * np.float32(1.0 / game.num_cells)).astype(np.float32)
+            state.wall_cache[self] = maps
+        return maps
 
     def encode(self, state, player: int) -> np.ndarray:
         n = self.game.num_players

@@ -107,23 +107,26 @@ class SpatialPolicyHead(nn.Module):
         self.anchors = nn.Conv2d(channels, layout.anchor_kinds, 2)
         offsets = [tuple(int(d) for d in offset) for offset in layout.move_offsets]
         self.reach = max((abs(d) for offset in offsets for d in offset), default=0)
-        side = 2 * self.reach + 1  # destinations are read from side x side patches
         self.destination = nn.Conv2d(channels, len(layout.piece_planes), 1) if offsets else None
-        self.register_buffer("patch_index", torch.tensor(
-            [(dr + self.reach) * side + dc + self.reach for dr, dc in offsets], dtype=torch.long),
-            persistent=False)
+        self.register_buffer("offset_rows", torch.tensor([dr for dr, _ in offsets],
+                                                         dtype=torch.long), persistent=False)
+        self.register_buffer("offset_cols", torch.tensor([dc for _, dc in offsets],
+                                                         dtype=torch.long), persistent=False)
 
     def forward(self, x: torch.Tensor, obs: torch.Tensor) -> torch.Tensor:
         pieces = obs.index_select(1, self.piece_planes)  # [B, P, H, W], one-hot each
         under = torch.einsum("bphw,bchw->bpc", pieces, x)
         moves = self.moves(under)  # [B, P, M]
         if self.destination is not None:
-            b, p, h, w = pieces.shape
-            side = 2 * self.reach + 1
+            w, r = pieces.shape[3], self.reach
             scores = self.destination(x)  # [B, P, H, W]: piece k's score of standing there
-            patches = nn.functional.unfold(scores, side, padding=self.reach).view(
-                b, p, side * side, h * w).index_select(2, self.patch_index)  # [B, P, M, HW]
-            moves = moves + torch.einsum("bpn,bpmn->bpm", pieces.flatten(2), patches)
+            # Read each move's destination off the zero-padded score plane, by flat index.
+            padded = nn.functional.pad(scores, [r, r, r, r]).flatten(2)  # [B, P, (H+2r)(W+2r)]
+            found, cell = pieces.flatten(2).max(2)  # [B, P]: 1 and the piece's cell, if any
+            row, col = torch.div(cell, w, rounding_mode="floor"), cell % w
+            target = ((row + r).unsqueeze(2) + self.offset_rows) * (w + 2 * r) \
+                + (col + r).unsqueeze(2) + self.offset_cols  # [B, P, M]
+            moves = moves + padded.gather(2, target) * found.unsqueeze(2)
         return torch.cat([moves.flatten(1), self.anchors(x).flatten(1)], dim=1)
 
 

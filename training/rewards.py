@@ -43,7 +43,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from models.features import walk_distances_from_each
+from models.features import goal_distances
 
 ADJUDICATIONS = ("none", "distance")
 
@@ -81,21 +81,21 @@ def _margins(scores: np.ndarray, scale: float) -> np.ndarray:
 
 
 def blockade_race_distances(state) -> np.ndarray:
-    """D_i of every player: steps still needed to meet the win condition (walls respected)."""
+    """D_i of every player: steps still needed to meet the win condition (walls respected,
+    pawns ignored, a walled-in pawn ``num_cells`` away). The distance maps are searched once per
+    wall layout (models.features.goal_distances), so this is cheap enough for every decision."""
     game = state.game
-    goals = [sorted(game.goal_cells[p]) for p in range(game.num_players)]
-    # From each goal square (walls are symmetric), all players' in one search.
-    every = walk_distances_from_each(game, state, [[g] for pair in goals for g in pair])
-    totals = []
-    for p in range(game.num_players):
-        maps = every[2 * p:2 * p + 2]
-        a, b = state.pawns[2 * p], state.pawns[2 * p + 1]
-        if game.win_condition == "both":
-            total = min(maps[0][a] + maps[1][b], maps[1][a] + maps[0][b])
-        else:
-            total = min(m[x] for m in maps for x in (a, b))
-        totals.append(total)
-    return np.asarray(totals, dtype=np.float64)
+    n = game.num_players
+    maps = goal_distances(game, state)  # [player, goal, cell]
+    pawns = np.asarray(state.pawns).reshape(n, 2)
+    seats = np.arange(n)[:, None]
+    # d[p, g, k]: player p's pawn k to its goal g.
+    d = maps[seats[:, :, None], np.arange(2)[None, :, None], pawns[:, None, :]]
+    if game.win_condition == "both":
+        totals = np.minimum(d[:, 0, 0] + d[:, 1, 1], d[:, 1, 0] + d[:, 0, 1])
+    else:
+        totals = d.reshape(n, 4).min(axis=1)
+    return totals.astype(np.float64)
 
 
 def _blockade(state, scale: float) -> np.ndarray:
