@@ -259,8 +259,11 @@ TIMING = ("rollout/agent_steps_per_s", "rollout/seconds", "learner/samples_per_s
 
 
 @pytest.mark.parametrize("game", list(GAMES))
-def test_tiny_run_trains_checkpoints_resumes_exactly_and_evaluates(tmp_path, game):
-    straight = train_tiny(tmp_path, "straight", [*GAMES[game], "algo.iterations=3"])
+def test_tiny_run_trains_checkpoints_resumes_exactly_and_evaluates(tmp_path, game, capsys):
+    straight = train_tiny(tmp_path, "straight", [*GAMES[game], "algo.iterations=3",
+                                                 "algo.console_every=2"])
+    lines = [x for x in capsys.readouterr().out.splitlines() if x.startswith("iter ")]
+    assert [x.split(" | ")[0] for x in lines] == ["iter 2/3", "iter 3/3"]  # and the last
     # The same run stopped after its first iteration (a time limit), then resumed.
     first = train_tiny(tmp_path, "first", [*GAMES[game], "algo.iterations=3",
                                            "algo.time_limit_minutes=1e-9"])

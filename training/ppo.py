@@ -90,6 +90,7 @@ class PPOConfig:
     name: str = "ppo"
     iterations: int = 100
     time_limit_minutes: float | None = None
+    console_every: int = 10
     rollout: RolloutConfig = field(default_factory=RolloutConfig)
     loss: LossConfig = field(default_factory=LossConfig)
     optim: OptimConfig = field(default_factory=OptimConfig)
@@ -357,6 +358,8 @@ class PPO:
             self.logger.log(stats, step=i)
             out_of_time = limit is not None and self.counters["seconds"] >= 60 * limit
             last = i == algo.iterations or out_of_time
+            if last or (algo.console_every and i % algo.console_every == 0):
+                print(progress_line(stats, i, algo.iterations), flush=True)
             if last or (algo.checkpoint.every and i % algo.checkpoint.every == 0):
                 path = self.save()
             if out_of_time:
@@ -373,6 +376,21 @@ class PPO:
         self.logger.log_checkpoint(path, f"{self.game.name}-ppo",
                                    {"iteration": self.counters["iteration"]})
         return TrainResult(path, dict(self.counters), final, self.history)
+
+
+def progress_line(stats: dict, iteration: int, iterations: int) -> str:
+    """One console line: counters, the rollout's games, losses, speed, evaluation."""
+    parts = [f"iter {iteration}/{iterations}", f"{stats['time/minutes']:.1f} min",
+             f"steps {stats['counters/agent_steps']}"]
+    if "rollout/episodes" in stats:
+        parts += [f"len {stats['rollout/episode_length']:.0f}",
+                  f"won {stats['rollout/win_rate']:.2f}"]
+    parts += [f"loss p {stats['loss/policy']:.3f} v {stats['loss/value']:.3f}",
+              f"entropy {stats['loss/entropy']:.2f}", f"kl {stats['ppo/approx_kl']:.4f}",
+              f"steps/s {stats['rollout/agent_steps_per_s']:.0f}"]
+    parts += [f"{k.split('/')[1]} win {v:.2f}" for k, v in stats.items()
+              if k.startswith("eval/") and k.endswith("/win_rate")]
+    return " | ".join(parts)
 
 
 def _make_agent(spec: str, game):
