@@ -289,6 +289,7 @@ def test_tiny_run_trains_checkpoints_resumes_exactly_and_evaluates(tmp_path, gam
     assert resumed.final_eval["random"].summaries[0].games == 4
     # The checkpoint is an agent: load_policy, and checkpoint:PATH through agents.
     policy = load_policy(resumed.checkpoint)
+    assert policy.temperature == 1.0  # PPO's agent samples its stochastic policy by default
     state = policy.game.new_initial_state()
     while state.is_chance_node():
         state.apply_action(state.chance_outcomes()[0][0])

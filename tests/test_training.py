@@ -11,9 +11,16 @@ from hydra import compose, initialize_config_dir
 from tiny_games import RaceEncoder, RaceGame
 
 from envs import blockade, nobles
-from models.nets import ModelConfig, build_network
+from models.nets import ModelConfig, action_layout, build_network
 from search.puct import SearchConfig
-from training.checkpoint import CheckpointError, load_checkpoint, load_policy, save_checkpoint
+from training.checkpoint import (
+    CheckpointError,
+    Policy,
+    load_checkpoint,
+    load_policy,
+    save_checkpoint,
+)
+from training.evaluation import EvalConfig
 from training.learner import Learner, LearnerConfig
 from training.replay import ReplayBuffer, Samples
 from training.rewards import Outcomes, RewardConfig, blockade_race_distances
@@ -347,3 +354,28 @@ def test_position_weight_mixes_each_positions_race_lead_into_the_target():
     assert Outcomes(game, RewardConfig()).position_value(ahead) is None
     with pytest.raises(ValueError, match="needs rewards.adjudication"):
         RewardConfig(adjudication="none", position_weight=0.5)
+
+
+def test_policy_temperature_samples_legal_actions_reproducibly_and_zero_is_greedy():
+    game = blockade.Game(rows=8, cols=8)
+    encoder = blockade.Encoder(game)
+    torch.manual_seed(0)
+    net = build_network(encoder.shape, game.num_actions, 2,
+                        ModelConfig(channels=4, blocks=0, hidden=8), action_layout(encoder))
+    state = game.new_initial_state()
+    legal = set(state.legal_actions())
+
+    def plays(temperature, seed):
+        policy = Policy({"name": "blockade", "rows": 8, "cols": 8}, game, net.eval(), 0,
+                        temperature=temperature)
+        policy.reset(seed)
+        return [policy.act(state) for _ in range(40)]
+
+    greedy = plays(0.0, 1)
+    assert len(set(greedy)) == 1 and greedy == plays(0.0, 2)
+    sampled = plays(1.0, 1)
+    assert set(sampled) <= legal and len(set(sampled)) > 1  # 21 legal moves, untrained net
+    assert sampled == plays(1.0, 1) and sampled != plays(1.0, 2)
+    assert set(plays(1e-6, 3)) == set(greedy)  # a low temperature approaches the argmax
+    with pytest.raises(ValueError, match="eval.temperature"):
+        EvalConfig(temperature=-1.0)

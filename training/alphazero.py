@@ -177,7 +177,7 @@ class AlphaZero:
     def policy(self, simulations: int | None = None) -> Policy:
         sims = self.algo.eval.simulations if simulations is None else simulations
         return Policy(self.env_config, self.game, self.net, sims, self.algo.search,
-                      self.model_config.features)
+                      self.model_config.features, self.algo.eval.temperature)
 
     def payload(self) -> dict:
         keep = self.algo.checkpoint.keep_replay
@@ -188,7 +188,8 @@ class AlphaZero:
             "model": model_payload(self.net, self.encoder, self.game.num_actions,
                                    self.game.num_players, self.model_config),
             "policy": {"simulations": self.algo.eval.simulations,
-                       "search": to_mapping(self.algo.search)},
+                       "search": to_mapping(self.algo.search),
+                       "temperature": self.algo.eval.temperature},
             "counters": dict(self.counters),
             "learner": self.learner.state_dict(),
             "replay": self.replay.state_dict() if keep else None,

@@ -119,15 +119,18 @@ def make_env_game(env_config: dict):
 
 
 class Policy:
-    """A trained network that plays: greedy over its policy (``simulations == 0``) or with a
-    noise-free PUCT/Gumbel search of ``simulations`` simulations."""
+    """A trained network that plays: from its policy (``simulations == 0``; the most likely
+    legal action, or with ``temperature`` > 0 one sampled from ``softmax(logits /
+    temperature)``) or by a noise-free PUCT/Gumbel search of ``simulations`` simulations."""
 
     def __init__(self, env_config: dict, game, net: torch.nn.Module, simulations: int,
-                 search_config: SearchConfig | None = None, features: tuple[str, ...] = ()):
+                 search_config: SearchConfig | None = None, features: tuple[str, ...] = (),
+                 temperature: float = 0.0):
         self.env_config = dict(env_config)
         self.game = game
         self.net = net
         self.simulations = simulations
+        self.temperature = temperature
         self.search_config = search_config or SearchConfig()
         if simulations:
             self.search_config = SearchConfig(**{**to_mapping(self.search_config),
@@ -146,7 +149,11 @@ class Policy:
             return int(legal[0])
         if not self.simulations:
             logits, _ = self.evaluator([state])
-            return int(legal[np.argmax(logits[0][legal])])
+            scores = logits[0][legal].astype(np.float64)
+            if not self.temperature:
+                return int(legal[np.argmax(scores)])
+            weights = np.exp((scores - scores.max()) / self.temperature)
+            return int(legal[self.rng.choice(len(legal), p=weights / weights.sum())])
         result = search([state], self.evaluator, self.search_config, [self.rng],
                         add_noise=False)[0]
         if result.selected is not None:
@@ -179,4 +186,5 @@ def load_policy(path: str | Path, game=None) -> Policy:
     policy = payload["policy"]
     search_config = from_mapping(SearchConfig, policy.get("search") or {}, "policy.search")
     features = tuple(payload["model"]["config"].get("features") or ())
-    return Policy(env_config, game, net, int(policy["simulations"]), search_config, features)
+    return Policy(env_config, game, net, int(policy["simulations"]), search_config, features,
+                  float(policy.get("temperature", 0.0)))  # greedy in older checkpoints

@@ -22,12 +22,15 @@ class EvalConfig:
     final_games: int = 200
     final_opponents: tuple[str, ...] = ("random", "heuristic")
     simulations: int = 0
+    temperature: float = 0.0
     seed: int = 12345
 
     def __post_init__(self):
         if self.every < 0 or self.games < 1 or self.final_games < 0 or self.simulations < 0:
             raise ValueError("eval.every, eval.final_games and eval.simulations must be >= 0 and "
                              "eval.games >= 1")
+        if self.temperature < 0:
+            raise ValueError(f"eval.temperature must be >= 0, got {self.temperature}")
 
 
 class PolicyAgent:

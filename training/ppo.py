@@ -214,7 +214,8 @@ class PPO:
 
     def policy(self) -> Policy:
         return Policy(self.env_config, self.game, self.net, self.algo.eval.simulations,
-                      features=self.model_config.features)
+                      features=self.model_config.features,
+                      temperature=self.algo.eval.temperature)
 
     def payload(self) -> dict:
         return {
@@ -224,7 +225,8 @@ class PPO:
             "model": model_payload(self.net, self.encoder, self.game.num_actions,
                                    self.game.num_players, self.model_config),
             "policy": {"simulations": self.algo.eval.simulations,
-                       "search": to_mapping(SearchConfig())},
+                       "search": to_mapping(SearchConfig()),
+                       "temperature": self.algo.eval.temperature},
             "counters": dict(self.counters),
             "optimizer": self.optimizer.state_dict(),
             "pool": self.pool.state_dict(),
