@@ -236,7 +236,7 @@ TINY = ["algo=ppo", "model.hidden=16", "logger=disabled", "algo.rollout.num_envs
         "algo.rollout.num_steps=8", "algo.optim.minibatch_size=16", "algo.optim.update_epochs=2",
         "algo.pool.snapshot_every=1", "algo.pool.capacity=2", "algo.pool.baselines=[random]",
         "algo.pool.baseline_fraction=0.5", "algo.checkpoint.every=1", "algo.eval.every=0",
-        "algo.eval.final_games=0"]
+        "algo.eval.final_games=0", "algo.warm_start.games=0"]
 GAMES = {
     "blockade": ["env=blockade", "env.rows=8", "env.cols=8", "env.max_turns=12",
                  "algo.shaping.potential=distance"],
