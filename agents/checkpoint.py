@@ -1,10 +1,10 @@
 """A trained policy as an agent: a thin adapter over ``training.checkpoint.load_policy``.
 
-The training package owns the file format and decides how the policy acts (greedy network
-policy or network-guided search, as the checkpoint's own config says). Everything is checked
-when the agent is built, before any game: that the file exists, and — by ``load_policy(path,
-game=game)`` — that it is an intact checkpoint trained on the evaluated game (same name and
-config fields). Each failure is one ``ValueError`` / ``FileNotFoundError`` line, not a crash
+The training package owns the file format and decides how the policy acts (the network's
+policy, greedy or sampled at a temperature, or network-guided search, as the checkpoint's own
+config says). Everything is checked when the agent is built, before any game: that the file
+exists, and — by ``load_policy(path, game=game)`` — that it is an intact checkpoint trained on
+the evaluated game (same name and config fields). Each failure is one ``ValueError`` / ``FileNotFoundError`` line, not a crash
 mid-match.
 """
 
