@@ -4,8 +4,8 @@ The training package owns the file format and decides how the policy acts (the n
 policy, greedy or sampled at a temperature, or network-guided search, as the checkpoint's own
 config says). Everything is checked when the agent is built, before any game: that the file
 exists, and — by ``load_policy(path, game=game)`` — that it is an intact checkpoint trained on
-the evaluated game (same name and config fields). Each failure is one ``ValueError`` / ``FileNotFoundError`` line, not a crash
-mid-match.
+the evaluated game (same name and config fields). Each failure is one ``ValueError`` /
+``FileNotFoundError`` line, not a crash mid-match.
 """
 
 from __future__ import annotations
