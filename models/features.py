@@ -148,14 +148,23 @@ class DistancePlanes:
             state.wall_cache[self] = maps
         return maps
 
+    def _view_maps(self, state, player: int) -> np.ndarray:
+        """The maps in ``player``'s view (its seat first, board flipped to its corner), kept in
+        the wall cache per seat: the positions of a search subtree share walls and mover."""
+        key = (self, player)
+        maps = state.wall_cache.get(key)
+        if maps is None:
+            n, game = self.game.num_players, self.game
+            maps = self._board_maps(state)[[(player + i) % n for i in range(n)]].reshape(
+                2 * n, game.rows, game.cols)
+            flip_rows, flip_cols = self._flips[player]
+            maps = np.ascontiguousarray(maps[:, ::-1 if flip_rows else 1,
+                                             ::-1 if flip_cols else 1])
+            state.wall_cache[key] = maps
+        return maps
+
     def encode(self, state, player: int) -> np.ndarray:
-        n = self.game.num_players
-        base = self.encoder.encode(state, player)
-        maps = self._board_maps(state)[[(player + i) % n for i in range(n)]].reshape(
-            2 * n, self.game.rows, self.game.cols)
-        flip_rows, flip_cols = self._flips[player]
-        maps = maps[:, ::-1 if flip_rows else 1, ::-1 if flip_cols else 1]
-        return np.concatenate([base, maps])
+        return np.concatenate([self.encoder.encode(state, player), self._view_maps(state, player)])
 
     def view_to_board_actions(self, player: int) -> np.ndarray:
         return self.encoder.view_to_board_actions(player)
