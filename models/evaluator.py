@@ -28,12 +28,12 @@ def inference_module(net: torch.nn.Module) -> torch.nn.Module:
 
 
 def encode_batch(encoder, states: Sequence, players: Sequence[int]) -> np.ndarray:
-    """``[B, *encoder.shape]``: each state in its player's view. An encoder with derived
-    features computes them for the whole batch first (``prepare(states)``, one search for all
-    the new wall layouts)."""
-    prepare = getattr(encoder, "prepare", None)
-    if prepare is not None:
-        prepare(states)
+    """``[B, *encoder.shape]``: each state in its player's view, through the encoder's
+    ``encode_many`` where it has one (Blockade: the batch's planes filled together, and the
+    distance planes of its new wall layouts found in one search)."""
+    many = getattr(encoder, "encode_many", None)
+    if many is not None:
+        return many(states, players)
     return np.stack([encoder.encode(s, int(p)) for s, p in zip(states, players, strict=True)])
 
 

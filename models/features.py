@@ -164,7 +164,14 @@ class DistancePlanes:
         return maps
 
     def encode(self, state, player: int) -> np.ndarray:
-        return np.concatenate([self.encoder.encode(state, player), self._view_maps(state, player)])
+        return self.encode_many([state], [player])[0]
+
+    def encode_many(self, states, players) -> np.ndarray:
+        """:meth:`encode` of several positions at once: ``[B, C, H, W]``."""
+        self.prepare(states)
+        maps = np.stack([self._view_maps(s, int(p)) for s, p in zip(states, players,
+                                                                    strict=True)])
+        return np.concatenate([self.encoder.encode_many(states, players), maps], axis=1)
 
     def view_to_board_actions(self, player: int) -> np.ndarray:
         return self.encoder.view_to_board_actions(player)

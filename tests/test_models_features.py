@@ -96,3 +96,22 @@ def test_bitboard_distances_equal_a_plain_breadth_first_search(rows, cols):
     batch = walk_distances_of_states(game, recent[-40::3], sources)
     for state, maps in zip(recent[-40::3], batch, strict=True):
         assert maps.tolist() == walk_distances_from_each(game, state, sources).tolist()
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_a_batch_encodes_each_position_as_alone(players):
+    """encode_many (search leaves, rollout steps: mixed walls, movers and seats) gives every
+    position exactly the planes it gets when encoded on its own."""
+    game = blockade.Game(num_players=players)
+    encoder = make_encoder(game, ("auto",))
+    rng = np.random.default_rng(players)
+    state, positions = game.new_initial_state(), []
+    while len(positions) < 60:
+        if state.is_terminal():
+            state = game.new_initial_state()
+        state.apply_action(int(rng.choice(state.legal_actions())))
+        positions.append(state.clone())
+    seats = [int(rng.integers(players)) for _ in positions]
+    batch = encoder.encode_many([p.clone() for p in positions], seats)
+    for position, seat, planes in zip(positions, seats, batch, strict=True):
+        np.testing.assert_array_equal(planes, encoder.encode(position.clone(), seat))

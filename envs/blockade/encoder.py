@@ -104,14 +104,14 @@ class Encoder:
         ]
         self._supply_scale = 1.0 / max(game.walls_per_orientation, 1)
 
-    def encode(self, state, player: int) -> np.ndarray:
-        game = self.game
-        n, rows, cols = game.num_players, game.rows, game.cols
-        # Goals, blocked edges and anchors depend on the walls only: built once per wall layout
-        # and seat, kept in the state's wall cache.
+    def _static(self, state, player: int) -> np.ndarray:
+        """Goals, blocked edges and anchors: they depend on the walls only, so they are built
+        once per wall layout and seat and kept in the state's wall cache (do not modify)."""
         key = (self, player)
         static = state.wall_cache.get(key)
         if static is None:
+            game = self.game
+            n, rows, cols = game.num_players, game.rows, game.cols
             static = self._templates[player].copy()
             open_ = np.frombuffer(state.open, dtype=np.uint8)[self._board_cell[player]]
             static.reshape(static.shape[0], -1)[3 * n: 3 * n + 4] = (
@@ -119,15 +119,32 @@ class Encoder:
             walls = state.wall_status[:, self._board_wall[player]]
             static[3 * n + 4: 3 * n + 8, 1:, 1:] = walls.reshape(4, rows - 1, cols - 1)
             state.wall_cache[key] = static
-        planes = static.copy()
-        flat = planes.reshape(planes.shape[0], -1)
-        flat[self._pawn_planes[player], self._view_cell[player][state.pawns]] = 1.0
+        return static
+
+    def _scalars(self, state, player: int) -> list[float]:
+        """Values of the constant planes: supplies (relative seats), to-act, phase, progress."""
         walls_left = state.walls_left
         scalars = [walls_left[j] * self._supply_scale for j in self._supply_order[player]]
         scalars.append(state.current_player() == player)
         scalars.append(state.phase)
-        scalars.append(state.turn / game.max_turns)
-        flat[3 * n + 8:] = np.minimum(scalars, 1.0)[:, None]
+        scalars.append(state.turn / self.game.max_turns)
+        return scalars
+
+    def encode(self, state, player: int) -> np.ndarray:
+        return self.encode_many([state], [player])[0]
+
+    def encode_many(self, states, players) -> np.ndarray:
+        """:meth:`encode` of several positions at once, ``[B, C, H, W]`` (one copy of the
+        cached planes for the batch, the constant planes filled together)."""
+        n = self.game.num_players
+        planes = np.stack([self._static(s, int(p)) for s, p in zip(states, players,
+                                                                   strict=True)])
+        flat = planes.reshape(planes.shape[0], planes.shape[1], -1)
+        for i, (state, player) in enumerate(zip(states, players, strict=True)):
+            flat[i, self._pawn_planes[player], self._view_cell[player][state.pawns]] = 1.0
+        scalars = np.array([self._scalars(s, int(p)) for s, p in zip(states, players,
+                                                                     strict=True)])
+        flat[:, 3 * n + 8:] = np.minimum(scalars, 1.0)[:, :, None]
         return planes
 
     def view_to_board_actions(self, player: int) -> np.ndarray:
