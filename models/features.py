@@ -164,7 +164,7 @@ class DistancePlanes:
         return maps
 
     def encode(self, state, player: int) -> np.ndarray:
-        return self.encode_many([state], [player])[0]
+        return np.concatenate([self.encoder.encode(state, player), self._view_maps(state, player)])
 
     def encode_many(self, states, players) -> np.ndarray:
         """:meth:`encode` of several positions at once: ``[B, C, H, W]``."""

@@ -131,7 +131,12 @@ class Encoder:
         return scalars
 
     def encode(self, state, player: int) -> np.ndarray:
-        return self.encode_many([state], [player])[0]
+        n = self.game.num_players
+        planes = self._static(state, player).copy()
+        flat = planes.reshape(planes.shape[0], -1)
+        flat[self._pawn_planes[player], self._view_cell[player][state.pawns]] = 1.0
+        flat[3 * n + 8:] = np.minimum(self._scalars(state, player), 1.0)[:, None]
+        return planes
 
     def encode_many(self, states, players) -> np.ndarray:
         """:meth:`encode` of several positions at once, ``[B, C, H, W]`` (one copy of the
