@@ -132,10 +132,6 @@ class DistancePlanes:
         self.action_layout = encoder.action_layout
         self._flips = [FLIPS[corner] for corner in game.corners]
 
-    def prepare(self, states) -> None:
-        """The goal distances of a whole batch in one search."""
-        prepare_goal_distances(self.game, states)
-
     def _board_maps(self, state) -> np.ndarray:
         """[num_players, 2, rows, cols] scaled distance maps in board coordinates, kept in the
         state's wall cache beside the distances they come from."""
@@ -167,8 +163,9 @@ class DistancePlanes:
         return np.concatenate([self.encoder.encode(state, player), self._view_maps(state, player)])
 
     def encode_many(self, states, players) -> np.ndarray:
-        """:meth:`encode` of several positions at once: ``[B, C, H, W]``."""
-        self.prepare(states)
+        """:meth:`encode` of several positions at once: ``[B, C, H, W]``; the goal distances of
+        the batch's new wall layouts come from one search."""
+        prepare_goal_distances(self.game, states)
         maps = np.stack([self._view_maps(s, int(p)) for s, p in zip(states, players,
                                                                     strict=True)])
         return np.concatenate([self.encoder.encode_many(states, players), maps], axis=1)

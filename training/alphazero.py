@@ -32,7 +32,7 @@ from training.checkpoint import (
     save_checkpoint,
 )
 from training.config import from_mapping, to_mapping
-from training.evaluation import EvalConfig, evaluate, metrics
+from training.evaluation import EvalConfig, evaluate, metrics, win_rate_parts
 from training.learner import Learner, LearnerConfig
 from training.replay import ReplayBuffer, Samples
 from training.rewards import Outcomes, RewardConfig
@@ -307,9 +307,7 @@ def progress_line(stats: dict, iteration: int, iterations: int) -> str:
              f"sims/s {stats['selfplay/simulations_per_s']:.0f}"]
     if "loss/total" in stats:
         parts += [f"loss p {stats['loss/policy']:.3f} v {stats['loss/value']:.3f}"]
-    parts += [f"{k.split('/')[1]} win {v:.2f}" for k, v in stats.items()
-              if k.startswith("eval/") and k.endswith("/win_rate")]
-    return " | ".join(parts)
+    return " | ".join(parts + win_rate_parts(stats))
 
 
 def _scalars(stats: dict) -> dict:

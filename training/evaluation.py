@@ -82,6 +82,12 @@ def metrics(results: dict, prefix: str = "eval") -> dict:
     return out
 
 
+def win_rate_parts(stats: dict) -> list[str]:
+    """Console-line parts for the periodic evaluations in ``stats`` (metrics' eval/ keys)."""
+    return [f"{k.split('/')[1]} win {v:.2f}" for k, v in stats.items()
+            if k.startswith("eval/") and k.endswith("/win_rate")]
+
+
 def print_tables(results: dict, console: Console | None = None) -> None:
     from arena.report import results_table
 

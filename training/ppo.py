@@ -37,7 +37,7 @@ from training.checkpoint import (
     save_checkpoint,
 )
 from training.config import from_mapping, to_mapping
-from training.evaluation import EvalConfig, evaluate, metrics
+from training.evaluation import EvalConfig, evaluate, metrics, win_rate_parts
 from training.learner import Learner, LearnerConfig, masked_log_policy
 from training.pool import OpponentPool, PoolConfig
 from training.replay import ReplayBuffer
@@ -390,9 +390,7 @@ def progress_line(stats: dict, iteration: int, iterations: int) -> str:
     parts += [f"loss p {stats['loss/policy']:.3f} v {stats['loss/value']:.3f}",
               f"entropy {stats['loss/entropy']:.2f}", f"kl {stats['ppo/approx_kl']:.4f}",
               f"steps/s {stats['rollout/agent_steps_per_s']:.0f}"]
-    parts += [f"{k.split('/')[1]} win {v:.2f}" for k, v in stats.items()
-              if k.startswith("eval/") and k.endswith("/win_rate")]
-    return " | ".join(parts)
+    return " | ".join(parts + win_rate_parts(stats))
 
 
 def _make_agent(spec: str, game):

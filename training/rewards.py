@@ -152,13 +152,17 @@ class Outcomes:
             return np.asarray(state.returns(), dtype=np.float64)
         if self.adjudicate is None:
             return np.zeros(self.num_players)
-        return self.cap * self.adjudicate(state, self.scale)
+        return self._adjudicated(state)
 
     def position_value(self, state) -> np.ndarray | None:
         """The race lead of a position itself, for value targets that mix it with the outcome
         (``position_weight``); None when no mixing is configured."""
         if not self.position_weight:
             return None
+        return self._adjudicated(state)
+
+    def _adjudicated(self, state) -> np.ndarray:
+        """The adjudicator's values scaled into [-cap, cap]."""
         return self.cap * self.adjudicate(state, self.scale)
 
     def targets(self, outcome: np.ndarray, positions: list,
