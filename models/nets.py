@@ -61,6 +61,26 @@ class ModelConfig:
                 raise ValueError(f"model {field} must be positive, got {getattr(self, field)}")
 
 
+class PointwiseConv(nn.Conv2d):
+    """A 1x1 convolution computed as one batched matrix product over the cells. At the heads'
+    widths (8 or 32 channels in, 1-2 out) PyTorch's convolution on a CPU costs about 7x as
+    much, which in the compact PPO net was a tenth of a rollout step. Parameters as
+    ``nn.Conv2d(in, out, 1)``, so checkpoints are interchangeable."""
+
+    def __init__(self, in_channels: int, out_channels: int, bias: bool = True):
+        super().__init__(in_channels, out_channels, 1, bias=bias)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        b, _, h, w = x.shape
+        weight = self.weight.flatten(1).expand(b, -1, -1)  # [B, out, in]
+        bias = self.bias
+        if bias is None:
+            y = torch.bmm(weight, x.flatten(2))
+        else:
+            y = torch.baddbmm(bias.view(1, -1, 1).expand(b, -1, h * w), weight, x.flatten(2))
+        return y.view(b, -1, h, w)
+
+
 class ResidualBlock(nn.Module):
     def __init__(self, channels: int):
         super().__init__()
@@ -81,7 +101,7 @@ class FlatPolicyHead(nn.Module):
                  policy_channels: int):
         super().__init__()
         self.layers = nn.Sequential(
-            nn.Conv2d(channels, policy_channels, 1, bias=False), nn.BatchNorm2d(policy_channels),
+            PointwiseConv(channels, policy_channels, bias=False), nn.BatchNorm2d(policy_channels),
             nn.ReLU(), nn.Flatten(), nn.Linear(policy_channels * height * width, num_actions))
 
     def forward(self, x: torch.Tensor, obs: torch.Tensor) -> torch.Tensor:
@@ -107,7 +127,7 @@ class SpatialPolicyHead(nn.Module):
         self.anchors = nn.Conv2d(channels, layout.anchor_kinds, 2)
         offsets = [tuple(int(d) for d in offset) for offset in layout.move_offsets]
         self.reach = max((abs(d) for offset in offsets for d in offset), default=0)
-        self.destination = nn.Conv2d(channels, len(layout.piece_planes), 1) if offsets else None
+        self.destination = PointwiseConv(channels, len(layout.piece_planes)) if offsets else None
         self.register_buffer("offset_rows", torch.tensor([dr for dr, _ in offsets],
                                                          dtype=torch.long), persistent=False)
         self.register_buffer("offset_cols", torch.tensor([dc for _, dc in offsets],
@@ -156,7 +176,7 @@ class ConvNet(nn.Module):
             self.policy = SpatialPolicyHead(ch, layout)
         else:
             self.policy = FlatPolicyHead(ch, h, w, num_actions, config.policy_channels)
-        self.value = nn.Sequential(nn.Conv2d(ch, 1, 1, bias=False), nn.BatchNorm2d(1), nn.ReLU(),
+        self.value = nn.Sequential(PointwiseConv(ch, 1, bias=False), nn.BatchNorm2d(1), nn.ReLU(),
                                    nn.Flatten(), nn.Linear(h * w, config.hidden), nn.ReLU(),
                                    nn.Linear(config.hidden, num_players), nn.Tanh())
 

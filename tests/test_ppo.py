@@ -153,8 +153,8 @@ class PositionPotential:
 
     enabled = True
 
-    def __call__(self, state):
-        return 0.1 * np.asarray(state.positions, dtype=np.float64)
+    def __call__(self, states):
+        return 0.1 * np.array([s.positions for s in states], dtype=np.float64)
 
 
 def race_rollout(potential=None, gamma=0.9, learner_seats=1, players=2, seed=0):
@@ -228,6 +228,28 @@ def test_cached_blockade_race_matches_single_searches(seed, players, win_conditi
             expected.append(min(near[a] + far[b], far[a] + near[b]) if win_condition == "both"
                             else min(near[a], near[b], far[a], far[b]))
         np.testing.assert_array_equal(blockade_race_distances(state), expected)
+
+
+def test_blockade_potential_is_each_seats_race_lead_for_a_batch_of_positions():
+    """phi_p = weight * (the others' mean race distance - p's own) / cap, per position, the
+    same whether the positions come together (as a rollout step asks) or one at a time."""
+    game = blockade.Game(num_players=3)
+    rng = np.random.default_rng(1)
+    states = [game.new_initial_state()]
+    for _ in range(40):  # walls and walks: positions with different wall layouts
+        state = states[-1].clone()
+        actions = state.legal_actions()
+        state.apply_action(actions[rng.integers(len(actions))])
+        states.append(state)
+    potential = Potential(game, ShapingConfig(potential="distance", weight=0.5), RewardConfig())
+    phi = potential(states)
+    cap = 2.0 * (game.rows + game.cols)
+    for state, row in zip(states, phi, strict=True):
+        d = np.minimum(blockade_race_distances(state), cap)
+        lead = np.array([(d.sum() - d[p]) / 2 - d[p] for p in range(3)]) / cap
+        np.testing.assert_allclose(row, 0.5 * lead)
+        np.testing.assert_allclose(potential([state])[0], row)
+    np.testing.assert_allclose(phi[0], 0.0)  # the symmetric start: nobody leads
 
 
 # -- end to end ---------------------------------------------------------------------------------

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from models.features import goal_distances
+from models.features import goal_distances, prepare_goal_distances
 
 ADJUDICATIONS = ("none", "distance")
 
@@ -84,17 +84,24 @@ def blockade_race_distances(state) -> np.ndarray:
     """D_i of every player: steps still needed to meet the win condition (walls respected,
     pawns ignored, a walled-in pawn ``num_cells`` away). The distance maps are searched once per
     wall layout (models.features.goal_distances), so this is cheap enough for every decision."""
-    game = state.game
+    return blockade_race_distances_of_states([state])[0]
+
+
+def blockade_race_distances_of_states(states) -> np.ndarray:
+    """:func:`blockade_race_distances` of several positions of one game: ``[B, num_players]``,
+    read from their cached maps in one gather (a rollout step's games)."""
+    game = states[0].game
     n = game.num_players
-    maps = goal_distances(game, state)  # [player, goal, cell]
-    pawns = np.asarray(state.pawns).reshape(n, 2)
-    seats = np.arange(n)[:, None]
-    # d[p, g, k]: player p's pawn k to its goal g.
-    d = maps[seats[:, :, None], np.arange(2)[None, :, None], pawns[:, None, :]]
+    prepare_goal_distances(game, states)
+    maps = np.stack([goal_distances(game, s) for s in states])  # [B, player, goal, cell]
+    pawns = np.array([s.pawns for s in states]).reshape(len(states), n, 2)
+    # d[b, p, g, k]: player p's pawn k to its goal g.
+    d = maps[np.arange(len(states))[:, None, None, None], np.arange(n)[None, :, None, None],
+             np.arange(2)[None, None, :, None], pawns[:, :, None, :]]
     if game.win_condition == "both":
-        totals = np.minimum(d[:, 0, 0] + d[:, 1, 1], d[:, 1, 0] + d[:, 0, 1])
+        totals = np.minimum(d[..., 0, 0] + d[..., 1, 1], d[..., 1, 0] + d[..., 0, 1])
     else:
-        totals = d.reshape(n, 4).min(axis=1)
+        totals = d.reshape(len(states), n, 4).min(axis=2)
     return totals.astype(np.float64)
 
 

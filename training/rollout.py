@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from models.evaluator import ViewMaps, encode_batch
+from models.evaluator import ViewMaps, encode_batch, onednn
 from training.learner import masked_log_policy
 from training.pool import Entry, OpponentPool
 from training.rewards import Outcomes
@@ -54,10 +54,17 @@ def resolve_chance(state, rng: np.random.Generator, actions: list[int]) -> None:
 
 
 def sample_masked(log_policy: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One action per row drawn from ``exp(log_policy)`` by the Gumbel-max trick. Masked actions
-    carry log-probabilities near -1e9 (``masked_log_policy``), which no Gumbel noise (at most
-    ~40) can lift above a legal one, so they are never drawn."""
-    return np.argmax(log_policy + rng.gumbel(size=log_policy.shape), axis=1)
+    """One action per row drawn from ``exp(log_policy)``: one uniform draw per row, placed on
+    the row's cumulative probabilities (a third of the Gumbel-max trick's cost, which draws a
+    variate per action). Masked actions carry log-probabilities near -1e9
+    (``masked_log_policy``), so probability 0: the cumulative sum does not rise over them and
+    no draw lands on one."""
+    cumulative = np.cumsum(np.exp(log_policy), axis=1)
+    u = rng.random(len(cumulative)) * cumulative[:, -1]
+    actions = (cumulative <= u[:, None]).sum(axis=1)
+    past_end = actions == cumulative.shape[1]  # u rounded up to the total: p ~ 2^-53
+    actions[past_end] = log_policy[past_end].argmax(axis=1)
+    return actions
 
 
 @dataclass(frozen=True)
@@ -65,6 +72,7 @@ class RolloutConfig:
     num_envs: int = 64
     num_steps: int = 32
     learner_seats: int = 1
+    onednn: bool = False  # oneDNN convolutions in the rollout's forwards (models.evaluator.onednn)
 
     def __post_init__(self):
         if self.num_envs < 1 or self.num_steps < 1 or self.learner_seats < 1:
@@ -231,22 +239,31 @@ class Rollout:
         batch.obs[rows] = encode_batch(self.encoder, [slot.state for slot in self.slots], players)
         for i, (slot, player) in enumerate(zip(self.slots, players, strict=True)):
             batch.mask[row + i] = slot.state.legal_actions_mask()[perms[player]]
-        with torch.inference_mode():
-            logits, values = self.net(torch.from_numpy(batch.obs[rows]))
-            log_policy = masked_log_policy(logits, torch.from_numpy(batch.mask[rows])).numpy()
+        logits, values = self._forward(self.net, batch.obs[rows])
+        log_policy = masked_log_policy(logits, torch.from_numpy(batch.mask[rows])).numpy()
         actions = sample_masked(log_policy, self.rng)
         batch.action[rows] = actions
         batch.logp[rows] = log_policy[np.arange(len(actions)), actions]
         batch.value[rows] = values[:, 0].numpy()
+        phis = self._potentials([slot.state for slot in self.slots])
         for i, (slot, player, action) in enumerate(zip(self.slots, players, actions,
                                                         strict=True)):
-            j = row + i
-            self._link(batch, slot, player, j)
+            self._link(batch, slot, player, row + i, float(phis[i, player]))
             self._apply(slot, int(perms[player][action]))
 
-    def _link(self, batch: Batch, slot: Slot, seat: int, j: int) -> None:
-        """Transition ``j`` of ``seat`` becomes the successor of its open one."""
-        phi = float(self.potential(slot.state)[seat]) if self.potential.enabled else 0.0
+    def _forward(self, net: torch.nn.Module, obs: np.ndarray) -> tuple[torch.Tensor, ...]:
+        with torch.inference_mode(), onednn(self.config.onednn):
+            return net(torch.from_numpy(obs))
+
+    def _potentials(self, states: list) -> np.ndarray:
+        """``[len(states), num_players]``: every seat's shaping potential (0 without shaping)."""
+        if not self.potential.enabled:
+            return np.zeros((len(states), self.game.num_players))
+        return self.potential(states)
+
+    def _link(self, batch: Batch, slot: Slot, seat: int, j: int, phi: float) -> None:
+        """Transition ``j`` of ``seat``, at potential ``phi``, becomes the successor of its open
+        one."""
         previous = slot.open.get(seat)
         if previous is not None:
             batch.next_index[previous] = j
@@ -284,9 +301,8 @@ class Rollout:
         obs = encode_batch(self.encoder, [self.slots[i].state for i in indices], players)
         mask = np.stack([self.slots[i].state.legal_actions_mask()[perms[p]]
                          for i, p in zip(indices, players, strict=True)])
-        with torch.inference_mode():
-            logits, _ = net(torch.from_numpy(obs))
-            log_policy = masked_log_policy(logits, torch.from_numpy(mask)).numpy()
+        logits, _ = self._forward(net, obs)
+        log_policy = masked_log_policy(logits, torch.from_numpy(mask)).numpy()
         for i, p, action in zip(indices, players, sample_masked(log_policy, self.rng),
                                 strict=True):
             self._apply(self.slots[i], int(perms[p][action]))
@@ -312,11 +328,11 @@ class Rollout:
             return
         obs = encode_batch(self.encoder, [slot.state for slot, _, _ in pending],
                            [seat for _, seat, _ in pending])
-        with torch.inference_mode():
-            _, values = self.net(torch.from_numpy(obs))
-        for (slot, seat, j), value in zip(pending, values[:, 0].numpy(), strict=True):
-            phi = float(self.potential(slot.state)[seat]) if self.potential.enabled else 0.0
-            batch.reward[j] += self.gamma * phi - slot.phi[seat]
+        _, values = self._forward(self.net, obs)
+        phis = self._potentials([slot.state for slot, _, _ in pending])
+        for (slot, seat, j), value, phi in zip(pending, values[:, 0].numpy(), phis,
+                                               strict=True):
+            batch.reward[j] += self.gamma * float(phi[seat]) - slot.phi[seat]
             batch.bootstrap[j] = value
         for slot in self.slots:
             slot.open, slot.phi = {}, {}

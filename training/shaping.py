@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from training.rewards import ADJUDICATORS, RewardConfig, blockade_race_distances
+from training.rewards import ADJUDICATORS, RewardConfig, blockade_race_distances_of_states
 
 POTENTIALS = ("none", "distance")
 
@@ -41,22 +41,29 @@ class BlockadeLead:
     def __init__(self, game):
         self.cap = 2.0 * (game.rows + game.cols)
 
-    def __call__(self, state, scale: float) -> np.ndarray:
-        d = np.minimum(blockade_race_distances(state), self.cap)
-        return ((d.sum() - d) / (len(d) - 1) - d) / self.cap
+    def __call__(self, states, scale: float) -> np.ndarray:
+        d = np.minimum(blockade_race_distances_of_states(states), self.cap)
+        n = d.shape[1]
+        return ((d.sum(axis=1, keepdims=True) - d) / (n - 1) - d) / self.cap
+
+
+def each_state(adjudicator: Callable) -> Callable:
+    """A lead of several states from an adjudicator of one (rewards.ADJUDICATORS)."""
+    return lambda states, scale: np.stack([adjudicator(s, scale) for s in states])
 
 
 LEADS: dict[str, Callable] = {
     "blockade": BlockadeLead,
-    "barricade": lambda game: ADJUDICATORS["barricade"],  # score lead (placed Scouts, progress)
-    "nobles": lambda game: ADJUDICATORS["nobles"],  # combat-score lead
+    "barricade": lambda game: each_state(ADJUDICATORS["barricade"]),  # placed Scouts, progress
+    "nobles": lambda game: each_state(ADJUDICATORS["nobles"]),  # combat-score lead
 }
-"""Game name -> (game -> lead(state, scale)): every player's lead in [-1, 1], the potential."""
+"""Game name -> (game -> lead(states, scale)): ``[len(states), num_players]``, every player's
+lead in [-1, 1], the potential."""
 
 
 class Potential:
-    """``phi(state)``: every player's potential, ``weight`` times its lead (:data:`LEADS`);
-    disabled when shaping is off."""
+    """``phi(states)``: ``[len(states), num_players]``, every player's potential in each state,
+    ``weight`` times its lead (:data:`LEADS`); disabled when shaping is off."""
 
     def __init__(self, game, shaping: ShapingConfig, rewards: RewardConfig):
         self.lead = None
@@ -72,5 +79,5 @@ class Potential:
     def enabled(self) -> bool:
         return self.lead is not None
 
-    def __call__(self, state) -> np.ndarray:
-        return self.weight * self.lead(state, self.scale)
+    def __call__(self, states) -> np.ndarray:
+        return self.weight * self.lead(states, self.scale)
