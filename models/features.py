@@ -131,6 +131,12 @@ class DistancePlanes:
         self.planes = encoder.planes  # the game's planes come first, unchanged
         self.action_layout = encoder.action_layout
         self._flips = [FLIPS[corner] for corner in game.corners]
+        # For encode_many: [seat, view cell] -> board cell, [seat, relative seat] -> seat.
+        cells = np.arange(game.num_cells).reshape(game.rows, game.cols)
+        self._board_cell = np.stack([cells[::-1 if rows else 1, ::-1 if cols else 1].reshape(-1)
+                                     for rows, cols in self._flips])
+        n = game.num_players
+        self._seat_order = (np.arange(n)[:, None] + np.arange(n)[None, :]) % n
 
     def _board_maps(self, state) -> np.ndarray:
         """[num_players, 2, rows, cols] scaled distance maps in board coordinates, kept in the
@@ -164,11 +170,21 @@ class DistancePlanes:
 
     def encode_many(self, states, players) -> np.ndarray:
         """:meth:`encode` of several positions at once: ``[B, C, H, W]``; the goal distances of
-        the batch's new wall layouts come from one search."""
-        prepare_goal_distances(self.game, states)
-        maps = np.stack([self._view_maps(s, int(p)) for s, p in zip(states, players,
-                                                                    strict=True)])
-        return np.concatenate([self.encoder.encode_many(states, players), maps], axis=1)
+        the batch's new wall layouts come from one search, and each seat's view of them from
+        one ``np.take``."""
+        from envs.blockade.encoder import seat_groups
+
+        game, n = self.game, self.game.num_players
+        players = np.asarray(players, dtype=np.int64)
+        prepare_goal_distances(game, states)
+        dist = np.stack([goal_distances(game, s) for s in states])  # [B, seat, goal, cell]
+        view = np.empty_like(dist)
+        for player, rows in seat_groups(players):
+            view[rows] = np.take(dist[rows][:, self._seat_order[player]],
+                                 self._board_cell[player], axis=3)
+        maps = (view * np.float32(1.0 / game.num_cells)).astype(np.float32)
+        return np.concatenate([self.encoder.encode_many(states, players),
+                               maps.reshape(len(states), 2 * n, game.rows, game.cols)], axis=1)
 
     def view_to_board_actions(self, player: int) -> np.ndarray:
         return self.encoder.view_to_board_actions(player)

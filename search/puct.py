@@ -90,7 +90,7 @@ class Node:
     """
 
     __slots__ = ("state", "player", "actions", "priors", "logits", "cum", "child_n", "child_w",
-                 "child_q", "scaled_priors", "children", "visits", "value")
+                 "child_q", "scaled_priors", "prior_u", "children", "visits", "value")
 
     def __init__(self, state, terminal_value: TerminalValue):
         self.state = state
@@ -111,10 +111,10 @@ class Node:
         self.priors = priors
         self.child_n = np.zeros(len(actions), dtype=np.float64)
         self.child_w = None  # sized once the number of players is known (expand or backup)
-        self.children = [None] * len(actions)
+        self.children: dict[int, Node] = {}  # by index; few of a node's actions get visited
 
     def child(self, index: int, terminal_value: TerminalValue) -> Node:
-        node = self.children[index]
+        node = self.children.get(index)
         if node is None:
             state = self.state.clone()
             state.apply_action(int(self.actions[index]))
@@ -232,30 +232,30 @@ class _Tree:
             return int(np.argmax(node.priors * (node.visits + 1) - node.child_n))
         if is_root and self.gumbel is not None:
             return self.gumbel.next_index()
-        u = node.scaled_priors * math.sqrt(node.visits + 1) / (1.0 + node.child_n)
-        return int(np.argmax(node.child_q + u))
+        return int(np.argmax(node.child_q + math.sqrt(node.visits + 1) * node.prior_u))
 
-    def expand(self, node: Node, path: list, logits: np.ndarray, value: np.ndarray) -> None:
-        actions = np.flatnonzero(node.state.legal_actions_mask())
-        lg = logits[actions].astype(np.float64)
-        lg -= lg.max()
-        priors = np.exp(lg)
-        priors /= priors.sum()
-        node._set_children(actions, priors)
+    def expand(self, node: Node, path: list, legal: np.ndarray, priors: np.ndarray,
+               value: np.ndarray) -> None:
+        """Attach the evaluation of leaf ``node``: its legal-action mask and the network's
+        priors over all board actions (:func:`legal_softmax`), and its value vector."""
+        actions = legal.nonzero()[0]
+        node._set_children(actions, priors[actions])
         node.child_w = np.zeros((len(actions), len(value)), dtype=np.float64)
-        node.logits = np.log(priors)
         node.value = np.asarray(value, dtype=np.float64)
         # The mover's mean value per child, kept up to date by backups; unvisited children
         # start at the node's own value (first-play urgency) minus fpu_reduction.
-        node.child_q = np.full(len(actions), node.value[node.player] - self.config.fpu_reduction)
+        node.child_q = np.empty(len(actions))
+        node.child_q.fill(node.value[node.player] - self.config.fpu_reduction)
         if not path:
             self._prepare_root(node)
         node.scaled_priors = self.config.c_puct * node.priors
+        node.prior_u = node.scaled_priors.copy()  # c * P / (1 + N), N = 0 so far
         self._backup(path, node.value)
 
     def _prepare_root(self, node: Node) -> None:
         c = self.config
         if c.root == "gumbel":
+            node.logits = np.log(node.priors)  # normalised: the priors' logits up to a constant
             self.gumbel = _GumbelRoot(node, c, c.simulations - 1, self.rng, self.add_noise)
         elif self.add_noise and c.dirichlet_fraction > 0 and len(node.actions) > 1:
             alpha = c.dirichlet_concentration / len(node.actions)
@@ -272,7 +272,9 @@ class _Tree:
             node.child_w[index] += value
             node.visits += 1
             if node.player >= 0:
-                node.child_q[index] = node.child_w[index, node.player] / node.child_n[index]
+                n = node.child_n[index]
+                node.child_q[index] = node.child_w[index, node.player] / n
+                node.prior_u[index] = node.scaled_priors[index] / (1.0 + n)
             elif expectation:
                 seen = node.child_n > 0
                 weights = node.priors[seen]
@@ -292,6 +294,16 @@ class _Tree:
         return SearchResult(actions=root.actions, visits=root.child_n.copy(), q=q,
                             child_values=root.mean_values(), policy=policy, value=value,
                             selected=selected)
+
+
+def legal_softmax(logits: np.ndarray, legal: np.ndarray) -> np.ndarray:
+    """Softmax of each row of ``logits`` over its legal entries (float64, 0 elsewhere): a
+    batch's priors at once, which per leaf would be a dozen small numpy calls each."""
+    z = np.where(legal, logits, -np.inf).astype(np.float64)
+    z -= z.max(axis=1, keepdims=True)
+    np.exp(z, out=z)
+    z /= z.sum(axis=1, keepdims=True)
+    return z
 
 
 def search(states: Sequence, evaluate: Evaluator, config: SearchConfig,
@@ -316,9 +328,12 @@ def search(states: Sequence, evaluate: Evaluator, config: SearchConfig,
             pending = [(tree, leaf) for tree in trees if (leaf := tree.descend()) is not None]
             if not pending:
                 break
-            logits, values = evaluate([node.state for _, (node, _) in pending])
+            leaves = [node.state for _, (node, _) in pending]
+            logits, values = evaluate(leaves)
+            legal = np.stack([state.legal_actions_mask() for state in leaves])
+            priors = legal_softmax(logits, legal)
             for i, (tree, (node, path)) in enumerate(pending):
-                tree.expand(node, path, logits[i], values[i])
+                tree.expand(node, path, legal[i], priors[i], values[i])
     finally:
         if collecting:
             gc.enable()

@@ -103,6 +103,12 @@ class Encoder:
             [2 * ((player + i) % n) + o for i in range(n) for o in range(2)] for player in range(n)
         ]
         self._supply_scale = 1.0 / max(game.walls_per_orientation, 1)
+        # The per-seat tables stacked [seat, ...], for encode_many's gathers over a batch.
+        self._templates, self._view_cell, self._board_cell, self._edge_planes, \
+            self._board_wall, self._pawn_planes = (
+                np.stack(tables) for tables in (self._templates, self._view_cell,
+                                                self._board_cell, self._edge_planes,
+                                                self._board_wall, self._pawn_planes))
 
     def _static(self, state, player: int) -> np.ndarray:
         """Goals, blocked edges and anchors: they depend on the walls only, so they are built
@@ -139,14 +145,28 @@ class Encoder:
         return planes
 
     def encode_many(self, states, players) -> np.ndarray:
-        """:meth:`encode` of several positions at once, ``[B, C, H, W]`` (one copy of the
-        cached planes for the batch, the constant planes filled together)."""
-        n = self.game.num_players
-        planes = np.stack([self._static(s, int(p)) for s, p in zip(states, players,
-                                                                   strict=True)])
-        flat = planes.reshape(planes.shape[0], planes.shape[1], -1)
-        for i, (state, player) in enumerate(zip(states, players, strict=True)):
-            flat[i, self._pawn_planes[player], self._view_cell[player][state.pawns]] = 1.0
+        """:meth:`encode` of several positions at once, ``[B, C, H, W]``, without the wall
+        cache: a search batch's leaves mostly bring new wall layouts, whose planes
+        :meth:`_static` would build one by one. The positions of each observing seat share its
+        tables, so each plane group is one ``np.take`` per seat."""
+        game, n = self.game, self.game.num_players
+        players = np.asarray(players, dtype=np.int64)
+        batch, cells = len(states), game.num_cells
+        planes = self._templates[players]  # goals in place, the rest zero
+        flat = planes.reshape(batch, planes.shape[1], cells)
+        opened = np.frombuffer(b"".join(bytes(s.open) for s in states),
+                               dtype=np.uint8).reshape(batch, cells)
+        walls = np.stack([s.wall_status for s in states])  # [B, free/placed, anchors]
+        pawns = np.array([s.pawns for s in states], dtype=np.int64)
+        for player, rows in seat_groups(players):
+            view_open = np.take(opened[rows], self._board_cell[player], axis=1)
+            flat[rows, 3 * n: 3 * n + 4] = np.take(self._edge_planes[player], view_open,
+                                                   axis=1).transpose(1, 0, 2)
+            planes[rows, 3 * n + 4: 3 * n + 8, 1:, 1:] = np.take(
+                walls[rows], self._board_wall[player], axis=2).reshape(
+                    len(rows), 4, game.rows - 1, game.cols - 1)
+            flat[rows[:, None], self._pawn_planes[player],
+                 self._view_cell[player][pawns[rows]]] = 1.0
         scalars = np.array([self._scalars(s, int(p)) for s, p in zip(states, players,
                                                                      strict=True)])
         flat[:, 3 * n + 8:] = np.minimum(scalars, 1.0)[:, :, None]
@@ -171,6 +191,11 @@ class Encoder:
             c = game.cols - c if flip_cols else c
             perm[NUM_MOVE_ACTIONS + w] = NUM_MOVE_ACTIONS + game.wall_index(o, r, c)
         return perm
+
+
+def seat_groups(players: np.ndarray) -> list[tuple[int, np.ndarray]]:
+    """``(seat, rows)`` for each seat among ``players``: the batch rows observed from it."""
+    return [(int(p), np.flatnonzero(players == p)) for p in np.unique(players)]
 
 
 def _swap_bits(values: np.ndarray, a: int, b: int) -> np.ndarray:
