@@ -122,7 +122,7 @@ class DistancePlanes:
     """A Blockade encoder with two goal-distance planes per relative seat appended."""
 
     def __init__(self, game, encoder):
-        from envs.blockade.encoder import FLIPS
+        from envs.blockade.encoder import FLIPS, board_cells_in_view
 
         self.game = game
         self.encoder = encoder
@@ -132,9 +132,7 @@ class DistancePlanes:
         self.action_layout = encoder.action_layout
         self._flips = [FLIPS[corner] for corner in game.corners]
         # For encode_many: [seat, view cell] -> board cell, [seat, relative seat] -> seat.
-        cells = np.arange(game.num_cells).reshape(game.rows, game.cols)
-        self._board_cell = np.stack([cells[::-1 if rows else 1, ::-1 if cols else 1].reshape(-1)
-                                     for rows, cols in self._flips])
+        self._board_cell = board_cells_in_view(game)
         n = game.num_players
         self._seat_order = (np.arange(n)[:, None] + np.arange(n)[None, :]) % n
 

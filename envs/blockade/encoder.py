@@ -72,10 +72,8 @@ class Encoder:
         # and which board anchor each view anchor shows.
         self._templates, self._view_cell, self._board_cell, self._edge_planes = [], [], [], []
         self._board_wall = []
-        cells = np.arange(game.num_cells).reshape(rows, cols)
-        for player, (flip_rows, flip_cols) in enumerate(self._flips):
-            view = cells[::-1 if flip_rows else 1, ::-1 if flip_cols else 1]
-            board_cell = view.reshape(-1)  # view cell i shows board cell board_cell[i]
+        for player, ((flip_rows, flip_cols), board_cell) in enumerate(
+                zip(self._flips, board_cells_in_view(game), strict=True)):
             view_cell = np.argsort(board_cell)
             template = np.zeros(self.shape, dtype=np.float32)
             for i in range(n):
@@ -191,6 +189,14 @@ class Encoder:
             c = game.cols - c if flip_cols else c
             perm[NUM_MOVE_ACTIONS + w] = NUM_MOVE_ACTIONS + game.wall_index(o, r, c)
         return perm
+
+
+def board_cells_in_view(game: Game) -> np.ndarray:
+    """``[seat, view cell]``: the board cell that each cell of a seat's view shows (the board
+    mirrored to bring the seat's corner to NW)."""
+    cells = np.arange(game.num_cells).reshape(game.rows, game.cols)
+    return np.stack([cells[::-1 if flip_rows else 1, ::-1 if flip_cols else 1].reshape(-1)
+                     for flip_rows, flip_cols in (FLIPS[corner] for corner in game.corners)])
 
 
 def seat_groups(players: np.ndarray) -> list[tuple[int, np.ndarray]]:
