@@ -42,12 +42,18 @@ def onednn(enabled: bool) -> Iterator[None]:
         torch.backends.mkldnn.enabled = previous
 
 
+ENCODE_MANY_MIN_BATCH = 16
+"""Below this many positions a batch is encoded one position at a time: ``encode_many``'s
+gathers cost a fixed ~50 us, while ``encode`` serves a position whose walls it has seen from
+its wall cache in ~5 us (a batch-1 search encodes one leaf per step)."""
+
+
 def encode_batch(encoder, states: Sequence, players: Sequence[int]) -> np.ndarray:
     """``[B, *encoder.shape]``: each state in its player's view, through the encoder's
-    ``encode_many`` where it has one (Blockade: the batch's planes filled together, and the
-    distance planes of its new wall layouts found in one search)."""
+    ``encode_many`` where it has one and the batch is large enough (Blockade: every plane of
+    the batch by a few gathers, the distance planes of its new wall layouts from one search)."""
     many = getattr(encoder, "encode_many", None)
-    if many is not None:
+    if many is not None and len(states) >= ENCODE_MANY_MIN_BATCH:
         return many(states, players)
     return np.stack([encoder.encode(s, int(p)) for s, p in zip(states, players, strict=True)])
 
