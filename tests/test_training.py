@@ -56,6 +56,32 @@ def test_replay_buffer_overwrites_oldest_and_round_trips():
         ReplayBuffer(10, (4, 2, 2), 5, 2).load_state_dict(buf.state_dict())
 
 
+def test_pinned_samples_are_never_overwritten_and_survive_a_checkpoint():
+    buf = ReplayBuffer(10, (3, 2, 2), 5, 2)
+    teacher = random_samples(4, seed=3)
+    buf.add(teacher)
+    buf.pin()
+    selfplay = [random_samples(5, seed=4 + i) for i in range(3)]
+    for part in selfplay:
+        buf.add(part)
+    assert len(buf) == 10
+    np.testing.assert_array_equal(buf.value[:4], teacher.value)  # 15 later samples, 6 slots
+    newest = np.concatenate([p.value for p in selfplay])[-6:]
+    # The six ring slots hold the newest six, written cyclically after the pinned four.
+    np.testing.assert_array_equal(np.sort(buf.value[4:], axis=0), np.sort(newest, axis=0))
+    copy = ReplayBuffer(10, (3, 2, 2), 5, 2)
+    copy.load_state_dict(buf.state_dict())
+    more = random_samples(3, seed=9)
+    buf.add(more)
+    copy.add(more)  # a resumed buffer writes where the original would
+    np.testing.assert_array_equal(copy.value, buf.value)
+    np.testing.assert_array_equal(copy.value[:4], teacher.value)
+    with pytest.raises(ValueError, match="full"):
+        full = ReplayBuffer(4, (3, 2, 2), 5, 2)
+        full.add(teacher)
+        full.pin()
+
+
 def test_distance_adjudication_favours_the_player_nearer_its_goals():
     game = blockade.Game()
     position = game.new_initial_state().to_dict()
@@ -232,9 +258,12 @@ def test_resume_refuses_another_game_or_network(tmp_path):
 def test_tiny_run_trains_checkpoints_and_evaluates(tmp_path):
     result = train_tiny(tmp_path, "run", ["algo.iterations=2", "algo.eval.every=2",
                                           "algo.warm_start.games=2", "algo.warm_start.steps=3",
+                                          "algo.warm_start.keep=true",
                                           "algo.eval.games=2", "algo.eval.final_games=2",
                                           "algo.eval.final_opponents=[random]"])
     assert result.counters["iteration"] == 2 and result.counters["warm_started"]
+    replay = load_checkpoint(result.checkpoint)["replay"]
+    assert 0 < replay["pinned"] < replay["size"]  # the teacher's samples, then self-play's
     assert "eval/random/win_rate" in result.history[-1]
     assert result.final_eval["random"].summaries[0].games == 2
     policy = load_policy(result.checkpoint)

@@ -219,6 +219,8 @@ class AlphaZero:
         samples = teacher_samples(self.game, self.encoder, config,
                                   Outcomes(self.game, self.algo.rewards), self.seed)
         self.replay.add(samples)
+        if config.keep:
+            self.replay.pin()
         stats = self.learner.train(self.replay, config.steps, self.rng)
         self.counters["warm_started"] = True
         self.counters["seconds"] += time.perf_counter() - start

@@ -33,7 +33,8 @@ class Samples:
 
 
 class ReplayBuffer:
-    """Ring buffer: once full, new samples overwrite the oldest."""
+    """Ring buffer: once full, new samples overwrite the oldest, except the first ``pinned``
+    slots (:meth:`pin`), which hold their samples for good."""
 
     def __init__(self, capacity: int, obs_shape: tuple[int, ...], num_actions: int,
                  num_players: int):
@@ -45,19 +46,27 @@ class ReplayBuffer:
         self.policy = np.zeros((capacity, num_actions), dtype=np.float32)
         self.value = np.zeros((capacity, num_players), dtype=np.float32)
         self.size = 0
-        self.added = 0  # samples ever added; the write position is added % capacity
+        self.added = 0  # samples ever added past the pinned ones (the ring's write count)
+        self.pinned = 0  # leading slots never overwritten
+
+    def pin(self) -> None:
+        """Keep every sample now in the buffer for good (the warm start's teacher samples);
+        later samples cycle through the slots after them."""
+        if self.size == self.capacity:
+            raise ValueError("cannot pin a full replay buffer: no slots would be left to cycle")
+        self.pinned, self.added = self.size, 0
 
     def __len__(self) -> int:
         return self.size
 
     def add(self, samples: Samples) -> None:
-        n = len(samples)
-        if n > self.capacity:  # only the newest fit
-            samples = Samples(samples.obs[-self.capacity:], samples.mask[-self.capacity:],
-                              samples.policy[-self.capacity:], samples.value[-self.capacity:])
-            self.added += n - self.capacity
-            n = self.capacity
-        index = (self.added + np.arange(n)) % self.capacity
+        n, ring = len(samples), self.capacity - self.pinned
+        if n > ring:  # only the newest fit
+            samples = Samples(samples.obs[-ring:], samples.mask[-ring:],
+                              samples.policy[-ring:], samples.value[-ring:])
+            self.added += n - ring
+            n = ring
+        index = self.pinned + (self.added + np.arange(n)) % ring
         self.obs[index] = samples.obs
         self.mask[index] = samples.mask
         self.policy[index] = samples.policy
@@ -75,7 +84,7 @@ class ReplayBuffer:
     def state_dict(self) -> dict:
         """Only the filled part, as tensors (loadable with ``torch.load(weights_only=True)``)."""
         n = self.size
-        return {"capacity": self.capacity, "size": n, "added": self.added,
+        return {"capacity": self.capacity, "size": n, "added": self.added, "pinned": self.pinned,
                 "obs": torch.from_numpy(self.obs[:n].copy()),
                 "mask": torch.from_numpy(self.mask[:n].copy()),
                 "policy": torch.from_numpy(self.policy[:n].copy()),
@@ -94,5 +103,7 @@ class ReplayBuffer:
                                  f"this run needs {target.shape[1:]}")
             target[:n] = array
         self.size = n
+        self.pinned = int(state.get("pinned", 0))  # checkpoints before pinning: none
         # Keep the ring's write position when the capacity is unchanged (exact resume).
-        self.added = int(state["added"]) if int(state["capacity"]) == self.capacity else n
+        self.added = (int(state["added"]) if int(state["capacity"]) == self.capacity
+                      else n - self.pinned)

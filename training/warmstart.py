@@ -7,7 +7,10 @@ position (so the random side's positions are labelled by the teacher too, DAgger
 whose value target is the game's outcome for the mover (adjudicated when the game is not
 decided). The samples go into the replay buffer and the learner takes ``steps`` steps on them,
 so self-play starts from a network that already heads for the goals instead of from one whose
-random games never end in a win. The samples stay in the buffer until self-play overwrites them.
+random games never end in a win. The samples stay in the buffer until self-play overwrites them,
+or with ``keep`` for the whole run (pinned slots of the buffer: every batch then holds teacher
+samples in their share of the buffer, which keeps the network from drifting away from what the
+teacher knows while self-play's own targets are still noisy).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ class WarmStartConfig:
     teacher: str = "heuristic"
     opponent: str = "random"
     max_moves: int | None = None
+    keep: bool = False
 
     def __post_init__(self):
         if self.games < 0 or self.steps < 0:
