@@ -118,6 +118,13 @@ def goal_distances(game, state) -> np.ndarray:
     return state.wall_cache[GOAL_DISTANCES]
 
 
+def goal_distances_of_states(game, states) -> np.ndarray:
+    """:func:`goal_distances` of several positions, ``[B, num_players, 2, cells]``: the new wall
+    layouts among them searched together."""
+    prepare_goal_distances(game, states)
+    return np.stack([goal_distances(game, s) for s in states])
+
+
 class DistancePlanes:
     """A Blockade encoder with two goal-distance planes per relative seat appended."""
 
@@ -174,8 +181,7 @@ class DistancePlanes:
 
         game, n = self.game, self.game.num_players
         players = np.asarray(players, dtype=np.int64)
-        prepare_goal_distances(game, states)
-        dist = np.stack([goal_distances(game, s) for s in states])  # [B, seat, goal, cell]
+        dist = goal_distances_of_states(game, states)  # [B, seat, goal, cell]
         view = np.empty_like(dist)
         for player, rows in seat_groups(players):
             view[rows] = np.take(dist[rows][:, self._seat_order[player]],

@@ -151,8 +151,6 @@ def test_masked_sampling_follows_the_policy():
 class PositionPotential:
     """phi_p = 0.1 * position of p: readable back from a RaceEncoder observation."""
 
-    enabled = True
-
     def __call__(self, states):
         return 0.1 * np.array([s.positions for s in states], dtype=np.float64)
 

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from models.features import goal_distances, prepare_goal_distances
+from models.features import goal_distances_of_states
 
 ADJUDICATIONS = ("none", "distance")
 
@@ -92,8 +92,7 @@ def blockade_race_distances_of_states(states) -> np.ndarray:
     read from their cached maps in one gather (a rollout step's games)."""
     game = states[0].game
     n = game.num_players
-    prepare_goal_distances(game, states)
-    maps = np.stack([goal_distances(game, s) for s in states])  # [B, player, goal, cell]
+    maps = goal_distances_of_states(game, states)  # [B, player, goal, cell]
     pawns = np.array([s.pawns for s in states]).reshape(len(states), n, 2)
     # d[b, p, g, k]: player p's pawn k to its goal g.
     d = maps[np.arange(len(states))[:, None, None, None], np.arange(n)[None, :, None, None],

@@ -245,7 +245,7 @@ class Rollout:
         batch.action[rows] = actions
         batch.logp[rows] = log_policy[np.arange(len(actions)), actions]
         batch.value[rows] = values[:, 0].numpy()
-        phis = self._potentials([slot.state for slot in self.slots])
+        phis = self.potential([slot.state for slot in self.slots])
         for i, (slot, player, action) in enumerate(zip(self.slots, players, actions,
                                                         strict=True)):
             self._link(batch, slot, player, row + i, float(phis[i, player]))
@@ -254,12 +254,6 @@ class Rollout:
     def _forward(self, net: torch.nn.Module, obs: np.ndarray) -> tuple[torch.Tensor, ...]:
         with torch.inference_mode(), onednn(self.config.onednn):
             return net(torch.from_numpy(obs))
-
-    def _potentials(self, states: list) -> np.ndarray:
-        """``[len(states), num_players]``: every seat's shaping potential (0 without shaping)."""
-        if not self.potential.enabled:
-            return np.zeros((len(states), self.game.num_players))
-        return self.potential(states)
 
     def _link(self, batch: Batch, slot: Slot, seat: int, j: int, phi: float) -> None:
         """Transition ``j`` of ``seat``, at potential ``phi``, becomes the successor of its open
@@ -329,7 +323,7 @@ class Rollout:
         obs = encode_batch(self.encoder, [slot.state for slot, _, _ in pending],
                            [seat for _, seat, _ in pending])
         _, values = self._forward(self.net, obs)
-        phis = self._potentials([slot.state for slot, _, _ in pending])
+        phis = self.potential([slot.state for slot, _, _ in pending])
         for (slot, seat, j), value, phi in zip(pending, values[:, 0].numpy(), phis,
                                                strict=True):
             batch.reward[j] += self.gamma * float(phi[seat]) - slot.phi[seat]

@@ -63,7 +63,7 @@ lead in [-1, 1], the potential."""
 
 class Potential:
     """``phi(states)``: ``[len(states), num_players]``, every player's potential in each state,
-    ``weight`` times its lead (:data:`LEADS`); disabled when shaping is off."""
+    ``weight`` times its lead (:data:`LEADS`); zero everywhere when shaping is off."""
 
     def __init__(self, game, shaping: ShapingConfig, rewards: RewardConfig):
         self.lead = None
@@ -74,10 +74,9 @@ class Potential:
             self.lead = LEADS[game.name](game)
         self.weight = shaping.weight
         self.scale = rewards.scale
-
-    @property
-    def enabled(self) -> bool:
-        return self.lead is not None
+        self.num_players = game.num_players
 
     def __call__(self, states) -> np.ndarray:
+        if self.lead is None:
+            return np.zeros((len(states), self.num_players))
         return self.weight * self.lead(states, self.scale)
