@@ -1,13 +1,20 @@
 """Derived input features appended to a game's observation planes (``model.features``).
 
-- ``distance`` (Blockade): two planes per relative seat, one per goal square of that seat (the
-  outer one, then the inner one), with every cell's walking distance to it (single steps around
-  walls, pawns ignored), scaled to [0, 1] by the number of cells; cells walled off are 1. One
-  plane per goal square, not one to the nearer goal, because under ``win_condition: both`` the
-  second pawn must head for the square the first one does not hold. A race on a walled board is
-  a shortest-path problem that a small conv net cannot solve from local planes in a few layers;
-  these maps make "which move brings my pawn closer" a local question. They depend only on the
-  walls, so they are cached per wall layout.
+- ``goal_steps`` (Blockade, what ``auto`` stands for): two planes per relative seat, one per
+  goal square of that seat (the outer one, then the inner one), with every cell's walking
+  distance to it (single steps around walls, pawns ignored) divided by ``rows + cols`` (25
+  steps on the default board) and capped at 1, so one step is worth 0.04; cells that far or
+  walled off are 1. One plane per goal square, not one to the nearer goal, because under
+  ``win_condition: both`` the second pawn must head for the square the first one does not
+  hold. A race on a walled board is a shortest-path problem that a small conv net cannot solve
+  from local planes in a few layers; these maps make "which move brings my pawn closer" a
+  local question: the policy head compares the plane at each move's destination. They depend
+  only on the walls, so they are cached per wall layout.
+- ``distance`` (Blockade): the same maps divided by the number of cells (154) instead, what
+  ``auto`` meant before 2026-11-30 (checkpoints that say ``auto`` and were written then are
+  read with it, :data:`LEGACY_AUTO`). A step is worth 0.0065 there, and a network trained
+  from the teacher's games alone followed the maps far less well: 67-73% against random
+  against 82% with ``goal_steps`` (docs/training.md, Results).
 
 The wrapper keeps the encoder contract (``shape``, ``encode``, ``view_to_board_actions``), so
 search, self-play, symmetries and checkpoints use it like the game's own encoder.
@@ -19,7 +26,7 @@ import numpy as np
 
 import envs
 
-FEATURES = ("distance",)
+FEATURES = ("goal_steps", "distance")
 
 
 def _direction_bits() -> np.ndarray:
@@ -125,14 +132,24 @@ def goal_distances_of_states(game, states) -> np.ndarray:
     return np.stack([goal_distances(game, s) for s in states])
 
 
-class DistancePlanes:
-    """A Blockade encoder with two goal-distance planes per relative seat appended."""
+def pawn_goal_distances(maps: np.ndarray, pawns: np.ndarray) -> np.ndarray:
+    """``d[b, p, g, k]``: walking distance of player ``p``'s pawn ``k`` to its goal ``g``, from
+    ``maps`` ``[B, num_players, 2, cells]`` (:func:`goal_distances_of_states`) and ``pawns``
+    ``[B, num_players * 2]`` (:attr:`State.pawns` rows)."""
+    batch, n = maps.shape[:2]
+    return np.take_along_axis(maps, np.asarray(pawns).reshape(batch, n, 1, 2), axis=3)
 
-    def __init__(self, game, encoder):
+
+class DistancePlanes:
+    """A Blockade encoder with two goal-distance planes per relative seat appended: walking
+    steps to each goal square divided by ``horizon`` and capped at 1."""
+
+    def __init__(self, game, encoder, horizon: int):
         from envs.blockade.encoder import FLIPS, board_cells_in_view
 
         self.game = game
         self.encoder = encoder
+        self.horizon = horizon
         c, h, w = encoder.shape
         self.shape = (c + 2 * game.num_players, h, w)
         self.planes = encoder.planes  # the game's planes come first, unchanged
@@ -149,9 +166,8 @@ class DistancePlanes:
         maps = state.wall_cache.get(self)
         if maps is None:
             game = self.game
-            maps = (goal_distances(game, state).reshape(game.num_players, 2, game.rows,
-                                                        game.cols)
-                    * np.float32(1.0 / game.num_cells)).astype(np.float32)
+            maps = self._scaled(goal_distances(game, state).reshape(game.num_players, 2,
+                                                                    game.rows, game.cols))
             state.wall_cache[self] = maps
         return maps
 
@@ -170,6 +186,10 @@ class DistancePlanes:
             state.wall_cache[key] = maps
         return maps
 
+    def _scaled(self, steps: np.ndarray) -> np.ndarray:
+        return (np.minimum(steps, self.horizon) * np.float32(1.0 / self.horizon)).astype(
+            np.float32)
+
     def encode(self, state, player: int) -> np.ndarray:
         return np.concatenate([self.encoder.encode(state, player), self._view_maps(state, player)])
 
@@ -186,7 +206,7 @@ class DistancePlanes:
         for player, rows in seat_groups(players):
             view[rows] = np.take(dist[rows][:, self._seat_order[player]],
                                  self._board_cell[player], axis=3)
-        maps = (view * np.float32(1.0 / game.num_cells)).astype(np.float32)
+        maps = self._scaled(view)
         return np.concatenate([self.encoder.encode_many(states, players),
                                maps.reshape(len(states), 2 * n, game.rows, game.cols)], axis=1)
 
@@ -194,22 +214,39 @@ class DistancePlanes:
         return self.encoder.view_to_board_actions(player)
 
 
-WRAPPERS = {"distance": DistancePlanes}
-AUTO = {"blockade": ("distance",)}
+WRAPPERS = {
+    "goal_steps": lambda game, encoder: DistancePlanes(game, encoder, game.rows + game.cols),
+    "distance": lambda game, encoder: DistancePlanes(game, encoder, game.num_cells),
+}
+AUTO = {"blockade": ("goal_steps",)}
 """What ``auto`` expands to per game (nothing for games not listed)."""
+
+
+LEGACY_AUTO = {"blockade": ("distance",)}
+"""What ``auto`` meant in checkpoints written before runs recorded their features by name
+(:func:`training.checkpoint.load_checkpoint` reads those with this)."""
+
+
+def resolve_features(game_name: str, features, auto=None) -> tuple[str, ...]:
+    """The feature names ``features`` stands for in ``game_name``, ``auto`` expanded (by
+    ``auto``, default :data:`AUTO`) and every name checked. Runs record these, not ``auto``,
+    so that a checkpoint keeps its input when ``AUTO`` changes."""
+    auto = AUTO if auto is None else auto
+    names = tuple(f for name in features for f in (auto.get(game_name, ()) if name == "auto"
+                                                    else (name,)))
+    for name in names:
+        if name not in FEATURES:
+            raise ValueError(f"unknown model feature {name!r}; choose from {', '.join(FEATURES)}")
+        if game_name != "blockade":
+            raise ValueError(f"model feature {name!r} is only defined for blockade, "
+                             f"not {game_name!r}")
+    return names
 
 
 def make_encoder(game, features: tuple[str, ...] | list[str] = ()):
     """The game's own encoder, with the named derived features appended in order; ``auto``
     stands for the features defined for this game (so one model config fits every game)."""
     encoder = envs.game_module(game.name).Encoder(game)
-    names = [f for name in features for f in (AUTO.get(game.name, ()) if name == "auto"
-                                                else (name,))]
-    for name in names:
-        if name not in FEATURES:
-            raise ValueError(f"unknown model feature {name!r}; choose from {', '.join(FEATURES)}")
-        if game.name != "blockade":
-            raise ValueError(f"model feature {name!r} is only defined for blockade, "
-                             f"not {game.name!r}")
+    for name in resolve_features(game.name, features):
         encoder = WRAPPERS[name](game, encoder)
     return encoder

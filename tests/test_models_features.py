@@ -14,17 +14,21 @@ from models.features import (
 )
 
 
+@pytest.mark.parametrize("feature", ["goal_steps", "distance"])
 @pytest.mark.parametrize("players", [2, 3, 4])
-def test_distance_planes_hold_each_seats_walking_distance_in_the_view(players):
+def test_distance_planes_hold_each_seats_walking_distance_in_the_view(players, feature):
+    """Every seat's plane per goal square holds, under that seat's pawns, their walking
+    distances to it, in steps / horizon: rows + cols for goal_steps (capped at 1), the
+    number of cells for the older distance planes."""
     game = blockade.Game(num_players=players)
-    encoder = make_encoder(game, ["distance"])
+    encoder = make_encoder(game, [feature])
     assert isinstance(encoder, DistancePlanes)
+    horizon = {"goal_steps": game.rows + game.cols, "distance": game.num_cells}[feature]
     base = blockade.Encoder(game)
     state = game.new_initial_state()
     position = state.to_dict()
     position["walls"] = [["H", 5, 3], ["V", 7, 6], ["H", 9, 8]]
     state = game.state_from_dict(position)
-    far = game.num_cells
     for p in range(players):
         obs = encoder.encode(state, p)
         assert obs.shape == encoder.shape == (base.shape[0] + 2 * players, *base.shape[1:])
@@ -39,8 +43,9 @@ def test_distance_planes_hold_each_seats_walking_distance_in_the_view(players):
                 # Under the seat's pawns: each pawn's walking distance to that goal square.
                 goal = game.cell(*game.start_squares[OPPOSITE[game.corners[seat]]][k])
                 distances = walk_distances(game, state, [goal])
-                expected = sorted(distances[x] for x in state.pawns[2 * seat: 2 * seat + 2])
-                assert sorted(np.round(plane[pawn_view] * far)) == expected
+                expected = sorted(min(distances[x], horizon)
+                                  for x in state.pawns[2 * seat: 2 * seat + 2])
+                assert sorted(np.round(plane[pawn_view] * horizon)) == expected
     np.testing.assert_array_equal(encoder.view_to_board_actions(1),
                                   base.view_to_board_actions(1))
 
@@ -53,8 +58,8 @@ def test_unknown_or_unsupported_features_are_clear_errors():
     assert isinstance(make_encoder(nobles.Game()), nobles.Encoder)
     assert isinstance(make_encoder(nobles.Game(), ["auto"]), nobles.Encoder)
     auto = make_encoder(blockade.Game(), ["auto"])
-    explicit = make_encoder(blockade.Game(), ["distance"])
-    assert auto.shape == explicit.shape and type(auto) is type(explicit)
+    explicit = make_encoder(blockade.Game(), ["goal_steps"])
+    assert auto.shape == explicit.shape and auto.horizon == explicit.horizon == 25
 
 
 def reference_distances(game, state, source):
@@ -98,12 +103,13 @@ def test_bitboard_distances_equal_a_plain_breadth_first_search(rows, cols):
         assert maps.tolist() == walk_distances_from_each(game, state, sources).tolist()
 
 
+@pytest.mark.parametrize("features", ["goal_steps", "distance"])
 @pytest.mark.parametrize("players", [2, 4])
-def test_a_batch_encodes_each_position_as_alone(players):
+def test_a_batch_encodes_each_position_as_alone(players, features):
     """encode_many (search leaves, rollout steps: mixed walls, movers and seats) gives every
     position exactly the planes it gets when encoded on its own."""
     game = blockade.Game(num_players=players)
-    encoder = make_encoder(game, ("auto",))
+    encoder = make_encoder(game, (features,))
     rng = np.random.default_rng(players)
     state, positions = game.new_initial_state(), []
     while len(positions) < 60:

@@ -188,6 +188,32 @@ def test_learner_fits_a_fixed_set_of_samples():
     assert after["loss/total"] < before["loss/total"]
 
 
+def test_weight_average_is_the_policy_and_self_play_keeps_the_latest_weights():
+    worker = race_selfplay(4)
+    samples = Samples.concat([r.samples for r in worker.play(list(range(4)))])
+    buf = ReplayBuffer(1000, worker.encoder.shape, 3, 3)
+    buf.add(samples)
+    decay = 0.75
+    learner = Learner(worker.net, LearnerConfig(batch_size=8, lr=0.05, min_samples=1,
+                                                ema_decay=decay))
+    rng = np.random.default_rng(0)
+    seen = []
+    for _ in range(3):
+        learner.train(buf, 1, rng)
+        seen.append({k: v.detach().clone() for k, v in worker.net.state_dict().items()})
+    average = learner.policy_net.state_dict()
+    for name, value in average.items():
+        if not value.is_floating_point():
+            continue
+        # The first step copies, every later one moves a (1 - decay) share towards the latest.
+        expected = (decay * (decay * seen[0][name] + (1 - decay) * seen[1][name])
+                    + (1 - decay) * seen[2][name])
+        torch.testing.assert_close(value, expected)
+    assert any(not torch.equal(v, seen[2][k]) for k, v in average.items())
+    with pytest.raises(ValueError, match="ema_decay"):
+        LearnerConfig(ema_decay=1.0)
+
+
 def test_checkpoint_is_written_atomically_and_validated(tmp_path):
     path = tmp_path / "ck.pt"
     payload = {"algo": "alphazero", "config": {}, "env_config": {"name": "blockade"},
@@ -233,14 +259,20 @@ def train_tiny(tmp_path, name, overrides):
     return run(cfg, tmp_path / name, overrides=TINY_RUN + overrides)
 
 
-def test_resumed_run_matches_an_uninterrupted_one(tmp_path):
-    straight = train_tiny(tmp_path, "straight", ["algo.iterations=2"])
-    first = train_tiny(tmp_path, "first", ["algo.iterations=1"])
+@pytest.mark.parametrize("ema", ["algo.learner.ema_decay=0", "algo.learner.ema_decay=0.9"])
+def test_resumed_run_matches_an_uninterrupted_one(tmp_path, ema):
+    straight = train_tiny(tmp_path, "straight", ["algo.iterations=2", ema])
+    first = train_tiny(tmp_path, "first", ["algo.iterations=1", ema])
     resumed = train_tiny(tmp_path, "resumed", ["algo.iterations=2", f"resume={first.checkpoint}"])
     a, b = load_checkpoint(straight.checkpoint), load_checkpoint(resumed.checkpoint)
     assert a["counters"]["games"] == b["counters"]["games"] == 8
-    for k, v in a["model"]["weights"].items():
-        torch.testing.assert_close(v, b["model"]["weights"][k], rtol=0, atol=0)
+    weights = [("model", "weights")] + ([("learner", "latest")] if "0.9" in ema else [])
+    for part, key in weights:
+        for k, v in a[part][key].items():
+            torch.testing.assert_close(v, b[part][key][k], rtol=0, atol=0)
+    if "0.9" in ema:  # the checkpoint's policy is the average, not the latest weights
+        assert any(not torch.equal(v, a["learner"]["latest"][k])
+                   for k, v in a["model"]["weights"].items())
     for k in ("obs", "policy", "value"):
         torch.testing.assert_close(a["replay"][k], b["replay"][k], rtol=0, atol=0)
     assert a["learner"]["steps"] == b["learner"]["steps"] > 0
@@ -253,6 +285,33 @@ def test_resume_refuses_another_game_or_network(tmp_path):
     with pytest.raises(CheckpointError, match="different model"):
         train_tiny(tmp_path, "other", ["algo.iterations=2", f"resume={first.checkpoint}",
                                        "model.channels=12"])
+
+
+def test_checkpoints_name_their_features_and_old_auto_keeps_its_meaning(tmp_path, monkeypatch):
+    """A run records ``auto`` as the feature names it stood for, so a later change of ``auto``
+    cannot change a trained network's input; checkpoints written before that say ``auto`` and
+    are read with the features ``auto`` meant then."""
+    import models.features as features
+
+    result = train_tiny(tmp_path, "run", ["algo.iterations=1"])
+    payload = load_checkpoint(result.checkpoint)
+    assert payload["model"]["config"]["features"] == list(features.AUTO["blockade"])
+    assert payload["config"]["model"]["features"] == list(features.AUTO["blockade"])
+    payload["model"]["config"]["features"] = ["auto"]
+    payload["config"]["model"]["features"] = ["auto"]
+    old = save_checkpoint(tmp_path / "old.pt", {k: v for k, v in payload.items()
+                                                if k not in ("format", "version")})
+    monkeypatch.setitem(features.AUTO, "blockade", ())  # what auto means today: nothing
+    legacy = list(features.LEGACY_AUTO["blockade"])
+    assert load_checkpoint(old)["model"]["config"]["features"] == legacy
+    assert load_checkpoint(old)["config"]["model"]["features"] == legacy
+    policy = load_policy(old)
+    assert policy.evaluator.encoder.shape == \
+        features.make_encoder(policy.game, legacy).shape != \
+        features.make_encoder(policy.game, ["auto"]).shape
+    extend = ["algo.iterations=2", f"resume={old}"]
+    resumed = run(compose_config(tmp_path, TINY_RUN + extend), tmp_path / "resumed", extend)
+    assert load_checkpoint(resumed.checkpoint)["config"]["model"]["features"] == legacy
 
 
 def test_tiny_run_trains_checkpoints_and_evaluates(tmp_path):

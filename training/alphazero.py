@@ -176,7 +176,7 @@ class AlphaZero:
 
     def policy(self, simulations: int | None = None) -> Policy:
         sims = self.algo.eval.simulations if simulations is None else simulations
-        return Policy(self.env_config, self.game, self.net, sims, self.algo.search,
+        return Policy(self.env_config, self.game, self.learner.policy_net, sims, self.algo.search,
                       self.model_config.features, self.algo.eval.temperature)
 
     def payload(self) -> dict:
@@ -185,7 +185,7 @@ class AlphaZero:
             "algo": "alphazero",
             "config": self.config,
             "env_config": self.env_config,
-            "model": model_payload(self.net, self.encoder, self.game.num_actions,
+            "model": model_payload(self.learner.policy_net, self.encoder, self.game.num_actions,
                                    self.game.num_players, self.model_config),
             "policy": {"simulations": self.algo.eval.simulations,
                        "search": to_mapping(self.algo.search),

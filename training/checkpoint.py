@@ -21,7 +21,7 @@ import torch
 
 import envs
 from models.evaluator import NetworkEvaluator
-from models.features import make_encoder
+from models.features import LEGACY_AUTO, make_encoder, resolve_features
 from models.nets import ActionLayout, ModelConfig, action_layout, build_network
 from search.puct import SearchConfig, search
 from training.config import from_mapping, to_mapping
@@ -75,7 +75,20 @@ def load_checkpoint(path: str | Path) -> dict:
     missing = [k for k in REQUIRED if k not in payload]
     if missing:
         raise CheckpointError(f"checkpoint {path} is incomplete: no {', '.join(missing)}")
+    _name_legacy_features(payload)
     return payload
+
+
+def _name_legacy_features(payload: dict) -> None:
+    """Checkpoints written before runs recorded their features by name say ``auto``, which
+    meant :data:`models.features.LEGACY_AUTO`: put those names in, in the model and the run
+    config, so a changed ``auto`` never changes an old network's input."""
+    game_name = payload["env_config"].get("name")
+    configs = [payload["model"].get("config"), payload["config"].get("model")]
+    for config in configs:
+        if isinstance(config, dict) and "auto" in (config.get("features") or ()):
+            config["features"] = list(resolve_features(game_name, config["features"],
+                                                       LEGACY_AUTO))
 
 
 def model_payload(net: torch.nn.Module, encoder, num_actions: int, num_players: int,

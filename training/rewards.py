@@ -43,7 +43,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from models.features import goal_distances_of_states
+from models.features import goal_distances_of_states, pawn_goal_distances
 
 ADJUDICATIONS = ("none", "distance")
 
@@ -91,16 +91,12 @@ def blockade_race_distances_of_states(states) -> np.ndarray:
     """:func:`blockade_race_distances` of several positions of one game: ``[B, num_players]``,
     read from their cached maps in one gather (a rollout step's games)."""
     game = states[0].game
-    n = game.num_players
-    maps = goal_distances_of_states(game, states)  # [B, player, goal, cell]
-    pawns = np.array([s.pawns for s in states]).reshape(len(states), n, 2)
-    # d[b, p, g, k]: player p's pawn k to its goal g.
-    d = maps[np.arange(len(states))[:, None, None, None], np.arange(n)[None, :, None, None],
-             np.arange(2)[None, None, :, None], pawns[:, :, None, :]]
+    d = pawn_goal_distances(goal_distances_of_states(game, states),
+                            np.array([s.pawns for s in states]))
     if game.win_condition == "both":
         totals = np.minimum(d[..., 0, 0] + d[..., 1, 1], d[..., 1, 0] + d[..., 0, 1])
     else:
-        totals = d.reshape(len(states), n, 4).min(axis=2)
+        totals = d.reshape(len(states), game.num_players, 4).min(axis=2)
     return totals.astype(np.float64)
 
 

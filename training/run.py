@@ -9,6 +9,7 @@ from pathlib import Path
 from omegaconf import DictConfig, OmegaConf
 from rich.console import Console
 
+from models.features import resolve_features
 from training.checkpoint import CheckpointError, load_checkpoint
 from training.evaluation import print_tables
 from training.logging import RunLogger
@@ -19,6 +20,13 @@ ALGORITHMS = {"alphazero": "training.alphazero", "ppo": "training.ppo"}
 CONFIG_GROUPS = ("env", "algo", "model", "logger", "runner")
 FIXED_ON_RESUME = ("env", "model", "seed")
 """What a resumed run may not change: the game, the network and the seeds."""
+
+
+def name_features(config: dict) -> None:
+    """Replace ``auto`` in ``model.features`` by the names it stands for (what the checkpoint
+    records, so that its network's input never depends on what ``auto`` means later)."""
+    model = config["model"]
+    model["features"] = list(resolve_features(config["env"]["name"], model.get("features") or ()))
 
 
 def resumed_config(checkpoint_config: dict, current: DictConfig, overrides: list[str]) -> dict:
@@ -33,6 +41,7 @@ def resumed_config(checkpoint_config: dict, current: DictConfig, overrides: list
         OmegaConf.update(merged, key, value, force_add=True)
     merged.resume = current.resume
     merged = OmegaConf.to_container(merged, resolve=True)
+    name_features(merged)
     for key in FIXED_ON_RESUME:
         if merged[key] != checkpoint_config[key]:
             raise CheckpointError(f"cannot resume with a different {key}: the checkpoint has "
@@ -55,6 +64,7 @@ def run(cfg: DictConfig, run_dir: str | Path, overrides: list[str] | None = None
                                   f"not {config['algo']['name']}")
     else:
         config = OmegaConf.to_container(cfg, resolve=True)
+        name_features(config)
     name = config["algo"]["name"]
     if name not in ALGORITHMS:
         raise ValueError(f"unknown algo.name {name!r}; choose one of {', '.join(ALGORITHMS)}")
