@@ -26,8 +26,6 @@ import numpy as np
 
 import envs
 
-FEATURES = ("goal_steps", "distance")
-
 
 def _direction_bits() -> np.ndarray:
     """[4, 1]: the open-edge bits for up, down, left, right."""
@@ -235,8 +233,8 @@ def resolve_features(game_name: str, features, auto=None) -> tuple[str, ...]:
     names = tuple(f for name in features for f in (auto.get(game_name, ()) if name == "auto"
                                                     else (name,)))
     for name in names:
-        if name not in FEATURES:
-            raise ValueError(f"unknown model feature {name!r}; choose from {', '.join(FEATURES)}")
+        if name not in WRAPPERS:
+            raise ValueError(f"unknown model feature {name!r}; choose from {', '.join(WRAPPERS)}")
         if game_name != "blockade":
             raise ValueError(f"model feature {name!r} is only defined for blockade, "
                              f"not {game_name!r}")

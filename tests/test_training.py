@@ -210,6 +210,13 @@ def test_weight_average_is_the_policy_and_self_play_keeps_the_latest_weights():
                     + (1 - decay) * seen[2][name])
         torch.testing.assert_close(value, expected)
     assert any(not torch.equal(v, seen[2][k]) for k, v in average.items())
+    # Resumed without the average, training goes on from the latest weights, not the average.
+    other = race_selfplay(4).net
+    other.load_state_dict(average)
+    plain = Learner(other, LearnerConfig(batch_size=8, lr=0.05, min_samples=1))
+    plain.load_state_dict(learner.state_dict())
+    for k, v in other.state_dict().items():
+        torch.testing.assert_close(v, seen[2][k], rtol=0, atol=0)
     with pytest.raises(ValueError, match="ema_decay"):
         LearnerConfig(ema_decay=1.0)
 

@@ -128,9 +128,8 @@ class Learner:
     def load_state_dict(self, state: dict) -> None:
         self.optimizer.load_state_dict(state["optimizer"])
         self.steps = int(state["steps"])
-        if self.average is not None:
-            if "average" not in state:
-                raise ValueError("the checkpoint has no weight average (learner.ema_decay was 0)"
-                                 "; resume with learner.ema_decay=0")
+        if "latest" in state:  # the run kept an average: its model holds that, not these
             self.net.load_state_dict(state["latest"])
+        if self.average is not None and "average" in state:
             self.average.load_state_dict(state["average"])
+        # An average switched on at resume starts from the latest weights with the next step.
