@@ -188,7 +188,7 @@ def test_learner_fits_a_fixed_set_of_samples():
     assert after["loss/total"] < before["loss/total"]
 
 
-def test_weight_average_is_the_policy_and_self_play_keeps_the_latest_weights():
+def test_weight_average_follows_the_latest_weights_and_a_resume_without_it_keeps_them():
     worker = race_selfplay(4)
     samples = Samples.concat([r.samples for r in worker.play(list(range(4)))])
     buf = ReplayBuffer(1000, worker.encoder.shape, 3, 3)
