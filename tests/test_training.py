@@ -122,6 +122,42 @@ def test_a_walled_in_opponent_is_worth_less_than_a_win():
         RewardConfig(cap=0.0)
 
 
+def test_discounted_leads_still_tell_how_far_a_won_race_is():
+    # Player 1 sealed in its corner: its lead saturates at the cap, so undiscounted leads are
+    # the same one step or fifteen from the goals. Discounted by the race's length they fall
+    # with the distance, and near the turn limit only the decisions left before it count.
+    game = blockade.Game()
+    position = game.new_initial_state().to_dict()
+    position["walls"] = [["H", 12, 1], ["V", 13, 2]]
+    flat = Outcomes(game, RewardConfig(position_weight=0.5, discount=0.98))
+    discounted = Outcomes(game, RewardConfig(position_weight=0.5, discount=0.98,
+                                             discount_leads=True))
+    leads, flat_leads = [], []
+    for own in ([[11, 8], [9, 7]], [[11, 8], [6, 7]], [[4, 4], [6, 7]]):
+        position["pawns"] = [own, [[12, 0], [13, 1]]]
+        state = game.state_from_dict(position)
+        steps = blockade_race_distances(state)[0]
+        leads.append(discounted.position_value(state)[0])
+        flat_leads.append(flat.position_value(state)[0])
+        np.testing.assert_allclose(leads[-1], flat_leads[-1] * 0.98 ** (2 * steps))
+    assert leads[0] > leads[1] > leads[2] > 0
+    np.testing.assert_allclose(flat_leads, flat_leads[0], atol=1e-3)
+    position["turn"] = game.max_turns - 1
+    late = game.state_from_dict(position)
+    np.testing.assert_allclose(discounted.position_value(late),
+                               flat.position_value(late) * 0.98 ** 2)
+    # Games without a race length keep their leads; so does an undiscounted run.
+    nobles_game = nobles.Game()
+    state = nobles_game.new_initial_state()
+    nobles_leads = Outcomes(nobles_game, RewardConfig(position_weight=0.5, discount=0.9,
+                                                      discount_leads=True))
+    np.testing.assert_array_equal(nobles_leads.position_value(state),
+                                  Outcomes(nobles_game, RewardConfig(position_weight=0.5))
+                                  .position_value(state))
+    undiscounted = Outcomes(game, RewardConfig(position_weight=0.5, discount_leads=True))
+    np.testing.assert_array_equal(undiscounted.position_value(late), flat.position_value(late))
+
+
 def test_decided_games_keep_engine_returns_and_unknown_games_fail_clearly():
     game = blockade.Game()
     position = game.new_initial_state().to_dict()

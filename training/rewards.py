@@ -34,6 +34,16 @@ outcome of a long game says little about one move; the lead of the position says
 whether that move helped, so the value head (and through the search, the policy) learns to
 race long before self-play games are decided. It biases values towards the adjudicator's
 judgement, which is why the weight is a knob and real outcomes keep the larger share.
+
+``discount_leads`` discounts that lead as the outcome is discounted, by the decisions the race
+still needs before it can be cashed in (Blockade: about one decision of every player per step
+of the leader's race, at most the decisions left before the turn limit). Once the opponent is
+walled in its distance is huge and the lead saturates at the cap, so without this every
+position of the rest of the game has the same dense target, whether the own pawns stand one
+step or twenty from their goals; with it a position one step nearer is worth more, which is the
+difference the search needs to finish a won race (the outcome's own discount is too small a
+signal beside the value head's noise). Games without a race length (Barricade, Nobles) keep
+their leads as they are.
 """
 
 from __future__ import annotations
@@ -55,6 +65,7 @@ class RewardConfig:
     position_weight: float = 0.0
     cap: float = 0.5
     discount: float = 1.0
+    discount_leads: bool = False
 
     def __post_init__(self):
         if self.adjudication not in ADJUDICATIONS:
@@ -104,6 +115,15 @@ def _blockade(state, scale: float) -> np.ndarray:
     return _margins(-blockade_race_distances(state), scale)
 
 
+def _blockade_decisions_left(state) -> float:
+    """About how many decisions the race still lasts: one decision of every player per step of
+    the leader's race (a turn is a move and a wall, and a move goes up to two steps), capped by
+    the two decisions per turn left before the turn limit."""
+    game = state.game
+    steps = blockade_race_distances(state).min()
+    return min(game.num_players * steps, 2 * (game.max_turns - state.turn))
+
+
 def _barricade(state, scale: float) -> np.ndarray:
     """Points of the Scouts placed so far (1, 3, 5 in order) plus a tenth of a point per line
     the Scouts still in play have advanced."""
@@ -130,6 +150,10 @@ ADJUDICATORS: dict[str, Callable[[object, float], np.ndarray]] = {
 }
 """Game name -> adjudicator(state, scale) giving a value vector for an unfinished game."""
 
+DECISIONS_LEFT: dict[str, Callable[[object], float]] = {"blockade": _blockade_decisions_left}
+"""Game name -> estimate of the decisions before an unfinished game's race is decided, for
+``discount_leads`` (games without one keep undiscounted leads)."""
+
 
 class Outcomes:
     """Value of a finished or cut game for every player, with or without adjudication."""
@@ -145,6 +169,8 @@ class Outcomes:
         self.cap = config.cap
         self.position_weight = config.position_weight
         self.discount = config.discount
+        self.decisions_left = (DECISIONS_LEFT.get(game.name) if config.discount_leads
+                               and config.discount < 1.0 else None)
         self.num_players = game.num_players
 
     def __call__(self, state) -> np.ndarray:
@@ -161,7 +187,10 @@ class Outcomes:
         (``position_weight``); None when no mixing is configured."""
         if not self.position_weight:
             return None
-        return self._adjudicated(state)
+        lead = self._adjudicated(state)
+        if self.decisions_left is None:
+            return lead
+        return lead * self.discount ** self.decisions_left(state)
 
     def _adjudicated(self, state) -> np.ndarray:
         """The adjudicator's values scaled into [-cap, cap]."""
