@@ -190,6 +190,36 @@ def race_selfplay(concurrent, players=3, seed=0):
                     Outcomes(game, RewardConfig(adjudication="none")))
 
 
+def test_teacher_labels_replace_search_targets_in_games_against_random():
+    game = blockade.Game(rows=8, cols=8, max_turns=24)
+    encoder = blockade.Encoder(game)
+    torch.manual_seed(0)
+    net = build_network(encoder.shape, game.num_actions, 2,
+                        ModelConfig(channels=4, blocks=1, hidden=8), action_layout(encoder))
+
+    def play(concurrent, share, fraction=1.0):
+        worker = SelfPlay(game, encoder, net, SearchConfig(simulations=4),
+                          SelfPlayConfig(concurrent_games=concurrent, teacher_share=share,
+                                         random_opponent_fraction=fraction),
+                          Outcomes(game, RewardConfig()))
+        return worker.play([3, 4, 5])
+
+    labelled, together, plain = play(1, 1.0), play(3, 1.0), play(3, 0.0)
+    for a, b, c in zip(labelled, together, plain, strict=True):
+        assert a.actions == b.actions == c.actions  # the teacher changes targets, not play
+        np.testing.assert_array_equal(a.samples.policy, b.samples.policy)
+        choices = a.samples.mask.sum(axis=1) > 1
+        assert a.teacher_labels == choices.sum() > 0 and c.teacher_labels == 0
+        labels = a.samples.policy[choices]
+        assert np.all(labels.max(axis=1) == 1.0)  # one-hot: the teacher's one choice
+        assert a.samples.mask[choices][np.arange(len(labels)), labels.argmax(axis=1)].all()
+        assert not np.array_equal(labels, c.samples.policy[choices])
+    # Network-vs-network games keep the search's targets.
+    assert all(r.teacher_labels == 0 for r in play(3, 1.0, fraction=0.0))
+    with pytest.raises(ValueError, match="teacher_share"):
+        SelfPlayConfig(teacher_share=1.5)
+
+
 def test_selfplay_records_do_not_depend_on_concurrency():
     seeds = [11, 12, 13, 14, 15]
     alone = race_selfplay(1).play(seeds)
@@ -361,6 +391,8 @@ def test_tiny_run_trains_checkpoints_and_evaluates(tmp_path):
     result = train_tiny(tmp_path, "run", ["algo.iterations=2", "algo.eval.every=2",
                                           "algo.warm_start.games=2", "algo.warm_start.steps=3",
                                           "algo.warm_start.keep=true",
+                                          "algo.warm_start.student_games=1",
+                                          "algo.warm_start.student_steps=2",
                                           "algo.eval.games=2", "algo.eval.final_games=2",
                                           "algo.eval.final_opponents=[random]"])
     assert result.counters["iteration"] == 2 and result.counters["warm_started"]
@@ -415,6 +447,37 @@ def test_warm_start_samples_carry_the_teachers_choices_and_the_outcome():
     assert samples.mask[np.arange(len(samples)), chosen].all()  # labels are legal view actions
     # The heuristic beats random: the first game's winner is the teacher (seat 0, first mover).
     assert samples.value[0, 0] == 1.0
+
+
+def test_student_games_record_the_students_positions_with_the_teachers_labels():
+    from models.evaluator import ViewMaps
+    from training.warmstart import WarmStartConfig, teacher_samples
+
+    class FirstLegal:  # a poor student: the first legal action, always
+        def __init__(self):
+            self.moves = []
+
+        def reset(self, seed):
+            pass
+
+        def act(self, state):
+            action = int(np.flatnonzero(state.legal_actions_mask())[0])
+            self.moves.append(action)
+            return action
+
+    game = blockade.Game(rows=8, cols=8, max_turns=40)
+    encoder = blockade.Encoder(game)
+    student = FirstLegal()
+    samples = teacher_samples(game, encoder, WarmStartConfig(games=5, student_games=1),
+                              Outcomes(game, RewardConfig()), seed=0, student=student)
+    # One game, the student in seat 0: every recorded decision is one of its own.
+    assert len(samples) == len(student.moves) > 0
+    labels = samples.policy.argmax(axis=1)
+    assert samples.mask[np.arange(len(samples)), labels].all()
+    played = np.argsort(ViewMaps(encoder, 2).perms[0])[student.moves]
+    # The teacher would not have played the student's moves; the labels are its own choices.
+    assert (labels != played).mean() > 0.5
+    assert samples.value[0, 0] <= RewardConfig().cap  # the student did not win; adjudicated
 
 
 def test_random_opponent_games_record_only_the_network_seats():

@@ -116,6 +116,7 @@ def selfplay_metrics(records: list[GameRecord], seconds: float) -> dict:
         "selfplay/vs_random_win_rate": len(won) / max(len(vs_random), 1),
         "selfplay/games_per_s": len(records) / seconds,
         "selfplay/simulations_per_s": sum(r.simulations for r in records) / seconds,
+        "selfplay/teacher_labels": sum(r.teacher_labels for r in records),
         "selfplay/moves_per_s": moves.sum() / seconds,
         "selfplay/game_length": float(moves.mean()),
         "selfplay/decided_rate": len(decided) / len(records),
@@ -216,17 +217,28 @@ class AlphaZero:
         """Teacher games into the buffer and learner steps on them (once per run)."""
         config = self.algo.warm_start
         start = time.perf_counter()
-        samples = teacher_samples(self.game, self.encoder, config,
-                                  Outcomes(self.game, self.algo.rewards), self.seed)
+        outcomes = Outcomes(self.game, self.algo.rewards)
+        samples = teacher_samples(self.game, self.encoder, config, outcomes, self.seed)
         self.replay.add(samples)
         if config.keep:
             self.replay.pin()
         stats = self.learner.train(self.replay, config.steps, self.rng)
-        self.counters["warm_started"] = True
-        self.counters["seconds"] += time.perf_counter() - start
         print(f"warm start: {config.games} {config.teacher} vs {config.opponent} games, "
               f"{len(samples)} samples, {config.steps} steps, "
               f"{time.perf_counter() - start:.0f} s", flush=True)
+        if config.student_games:
+            student = teacher_samples(self.game, self.encoder, config, outcomes, self.seed,
+                                      student=self.policy(simulations=0))
+            self.replay.add(student)
+            if config.keep:
+                self.replay.pin()
+            stats = self.learner.train(self.replay, config.student_steps, self.rng)
+            print(f"warm start: {config.student_games} network vs {config.opponent} games "
+                  f"labelled by {config.teacher}, {len(student)} samples, "
+                  f"{config.student_steps} steps, {time.perf_counter() - start:.0f} s",
+                  flush=True)
+        self.counters["warm_started"] = True
+        self.counters["seconds"] += time.perf_counter() - start
         return {f"warm_start/{k}": v for k, v in stats.items()}
 
     def iteration(self, runner) -> dict:

@@ -106,6 +106,9 @@ class PPOConfig:
             raise ValueError(f"PPOConfig is for algo.name=ppo, got {self.name!r}")
         if self.iterations < 1:
             raise ValueError(f"algo.iterations must be >= 1, got {self.iterations}")
+        if self.warm_start.student_games:
+            raise ValueError("algo.warm_start.student_games: PPO's warm start has no student "
+                             "round (AlphaZero's does); set it to 0")
 
 
 def gae(batch: Batch, gamma: float, lam: float, num_envs: int) -> tuple[np.ndarray, np.ndarray]:

@@ -3,6 +3,13 @@ their leaf evaluations batched together through :func:`search.puct.search`.
 
 A game's course depends only on its seed and the network weights, never on which other games
 share the process or the batch, so any split of seeds over workers gives the same records.
+
+With ``teacher_share`` > 0, that share of the network's decisions in games against a random
+seat gets the teacher's choice (``teacher``, an agent spec) as its policy target instead of the
+search's: the warm start's student round (DAgger) carried on through self-play, so the
+teacher keeps labelling the positions the current network reaches in the games it is evaluated
+in. Which decisions are labelled, and the teacher's tie-breaking, come from generators of the
+game's own seed.
 """
 
 from __future__ import annotations
@@ -25,8 +32,12 @@ class SelfPlayConfig:
     temperature_moves: int = 20
     max_moves: int | None = None
     random_opponent_fraction: float = 0.0
+    teacher: str = "heuristic"
+    teacher_share: float = 0.0
 
     def __post_init__(self):
+        if not 0.0 <= self.teacher_share <= 1.0:
+            raise ValueError(f"selfplay.teacher_share must be in [0, 1], got {self.teacher_share}")
         if not 0.0 <= self.random_opponent_fraction <= 1.0:
             raise ValueError("selfplay.random_opponent_fraction must be in [0, 1], got "
                              f"{self.random_opponent_fraction}")
@@ -49,6 +60,7 @@ class GameRecord:
     truncated: bool  # ended by the engine's turn limit without a result
     actions: list[int] = field(default_factory=list)  # every applied action, chance included
     simulations: int = 0
+    teacher_labels: int = 0  # recorded decisions whose policy target is the teacher's choice
 
 
 class _Game:
@@ -61,6 +73,8 @@ class _Game:
         self.decisions: list[int] = []  # the game's decision count at each recorded position
         self.leads: list[np.ndarray | None] = []  # position values for rewards.position_weight
         self.simulations = 0
+        self.teacher_labels = 0
+        self.label_rng = np.random.default_rng([seed, 1])  # which decisions the teacher labels
         self.moves = 0
         # A seat played uniformly at random (not recorded): games the network can win, so the
         # win signal appears even while self-play between equals never finishes.
@@ -96,6 +110,11 @@ class SelfPlay:
         self.config = config
         self.outcomes = outcomes
         self.evaluator = NetworkEvaluator(net, encoder, game.num_players)
+        self.teacher = None
+        if config.teacher_share:
+            from agents import make_agent
+
+            self.teacher = make_agent(config.teacher, game)
 
     def set_weights(self, weights: dict) -> None:
         self.net.load_state_dict(weights)
@@ -145,6 +164,12 @@ class SelfPlay:
                 board_policy[r.actions] = r.policy
                 action = self._choose(g, r)
                 g.simulations += self.search_config.simulations
+                if (self.teacher is not None and g.random_seat is not None
+                        and g.label_rng.random() < self.config.teacher_share):
+                    self.teacher.reset(self.game, player, int(g.label_rng.integers(2**31)))
+                    board_policy[:] = 0.0
+                    board_policy[self.teacher.act(g.state.clone())] = 1.0
+                    g.teacher_labels += 1
             else:
                 action = int(np.flatnonzero(masks[i])[0])
                 board_policy[action] = 1.0
@@ -187,5 +212,6 @@ class SelfPlay:
         return GameRecord(seed=g.seed, samples=samples, outcome=outcome, moves=g.moves,
                           cut=cut and not g.state.is_terminal(), random_seat=g.random_seat,
                           truncated=g.state.is_terminal() and g.state.is_truncated(),
-                          actions=g.actions, simulations=g.simulations)
+                          actions=g.actions, simulations=g.simulations,
+                          teacher_labels=g.teacher_labels)
 

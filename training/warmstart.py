@@ -32,15 +32,23 @@ class WarmStartConfig:
     opponent: str = "random"
     max_moves: int | None = None
     keep: bool = False
+    student_games: int = 0
+    student_steps: int = 0
 
     def __post_init__(self):
-        if self.games < 0 or self.steps < 0:
-            raise ValueError("warm_start.games and warm_start.steps must be >= 0")
+        if min(self.games, self.steps, self.student_games, self.student_steps) < 0:
+            raise ValueError("warm_start.games, steps, student_games and student_steps must be "
+                             ">= 0")
 
 
 def teacher_samples(game, encoder, config: WarmStartConfig, outcomes: Outcomes,
-                    seed: int) -> Samples:
-    """Samples of ``config.games`` teacher-vs-opponent games, labelled by the teacher."""
+                    seed: int, student=None) -> Samples:
+    """Samples of ``config.games`` teacher-vs-opponent games, labelled by the teacher.
+
+    With ``student`` (a trained policy: ``reset(seed)``, ``act(state)``) it is the student that
+    plays the teacher's seat, for ``config.student_games`` games, and only its own decisions are
+    recorded, still labelled by the teacher: DAgger, the teacher's answers in the positions the
+    student's own mistakes lead to, which the teacher's games never reach."""
     from agents import make_agent
 
     n = game.num_players
@@ -48,24 +56,35 @@ def teacher_samples(game, encoder, config: WarmStartConfig, outcomes: Outcomes,
     teacher = make_agent(config.teacher, game)
     opponent = make_agent(config.opponent, game)
     parts = []
-    for index in range(config.games):
-        seeds = np.random.SeedSequence([seed, 3, index]).generate_state(n + 1)
+    stream, games = (3, config.games) if student is None else (4, config.student_games)
+    for index in range(games):
+        seeds = np.random.SeedSequence([seed, stream, index]).generate_state(n + 1)
         dice = np.random.default_rng(seeds[n])
         teacher_seat = index % n
         teacher.reset(game, teacher_seat, int(seeds[0]))
+        if student is not None:
+            student.reset(int(seeds[0]))
         opponent.reset(game, (teacher_seat + 1) % n, int(seeds[1]))
         state = game.new_initial_state()
-        obs, masks, policies, movers, leads = [], [], [], [], []
+        obs, masks, policies, movers, leads, moments = [], [], [], [], [], []
+        decisions = 0
         while not state.is_terminal():
-            if config.max_moves is not None and len(movers) >= config.max_moves:
+            if config.max_moves is not None and decisions >= config.max_moves:
                 break
             if state.is_chance_node():
                 outcomes_, probs = zip(*state.chance_outcomes(), strict=True)
                 state.apply_action(int(outcomes_[dice.choice(len(outcomes_), p=probs)]))
                 continue
             player = state.current_player()
+            decisions += 1
+            if student is not None and player != teacher_seat:
+                state.apply_action(opponent.act(state.clone()))
+                continue
             label = teacher.act(state.clone())
-            action = label if player == teacher_seat else opponent.act(state.clone())
+            if player != teacher_seat:
+                action = opponent.act(state.clone())
+            else:
+                action = label if student is None else student.act(state.clone())
             perm = maps.perms[player]
             policy = np.zeros(game.num_actions, dtype=np.float32)
             policy[label] = 1.0
@@ -73,12 +92,13 @@ def teacher_samples(game, encoder, config: WarmStartConfig, outcomes: Outcomes,
             masks.append(state.legal_actions_mask()[perm])
             policies.append(policy[perm])
             movers.append(player)
+            moments.append(decisions)
             leads.append(outcomes.position_value(state))
             state.apply_action(action)
         if not movers:
             continue
         targets = outcomes.targets(outcomes(state), leads,
-                                   list(range(len(movers), 0, -1)))
+                                   [decisions - d + 1 for d in moments])
         values = np.stack([maps.values_to_rel(v, p) for v, p in zip(targets, movers, strict=True)])
         values = values.astype(np.float32)
         parts.append(Samples(np.stack(obs), np.stack(masks), np.stack(policies), values))
