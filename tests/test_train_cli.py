@@ -11,7 +11,8 @@ TINY = ["env.rows=8", "env.cols=8", "env.max_turns=40", "model=tiny", "logger=di
         "algo.iterations=2", "algo.games_per_iteration=4", "algo.search.simulations=6",
         "algo.selfplay.max_moves=16", "algo.learner.min_samples=8", "algo.eval.every=2",
         "algo.eval.games=2", "algo.eval.final_games=4", "algo.eval.final_opponents=[random]",
-        "algo.warm_start.games=1", "algo.warm_start.steps=2"]
+        "algo.warm_start.games=1", "algo.warm_start.steps=2", "algo.warm_start.student_games=1",
+        "algo.warm_start.student_steps=2"]
 
 
 def train(*args, cwd=ROOT):
