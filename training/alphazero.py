@@ -214,29 +214,26 @@ class AlphaZero:
     # -- the loop --------------------------------------------------------------------------
 
     def warm_start(self) -> dict:
-        """Teacher games into the buffer and learner steps on them (once per run)."""
+        """Teacher games into the buffer and learner steps on them, then the student round's
+        games (the network playing, the teacher labelling) and steps on those (once per run)."""
         config = self.algo.warm_start
         start = time.perf_counter()
         outcomes = Outcomes(self.game, self.algo.rewards)
-        samples = teacher_samples(self.game, self.encoder, config, outcomes, self.seed)
-        self.replay.add(samples)
-        if config.keep:
-            self.replay.pin()
-        stats = self.learner.train(self.replay, config.steps, self.rng)
-        print(f"warm start: {config.games} {config.teacher} vs {config.opponent} games, "
-              f"{len(samples)} samples, {config.steps} steps, "
-              f"{time.perf_counter() - start:.0f} s", flush=True)
+        rounds = [("teacher", config.games, config.steps)]
         if config.student_games:
-            student = teacher_samples(self.game, self.encoder, config, outcomes, self.seed,
-                                      student=self.policy(simulations=0))
-            self.replay.add(student)
+            rounds.append(("student", config.student_games, config.student_steps))
+        for player, games, steps in rounds:
+            student = self.policy(simulations=0) if player == "student" else None
+            samples = teacher_samples(self.game, self.encoder, config, outcomes, self.seed,
+                                      student=student)
+            self.replay.add(samples)
             if config.keep:
                 self.replay.pin()
-            stats = self.learner.train(self.replay, config.student_steps, self.rng)
-            print(f"warm start: {config.student_games} network vs {config.opponent} games "
-                  f"labelled by {config.teacher}, {len(student)} samples, "
-                  f"{config.student_steps} steps, {time.perf_counter() - start:.0f} s",
-                  flush=True)
+            stats = self.learner.train(self.replay, steps, self.rng)
+            who = config.teacher if student is None else "network"
+            print(f"warm start: {games} {who} vs {config.opponent} games labelled by "
+                  f"{config.teacher}, {len(samples)} samples, {steps} steps, "
+                  f"{time.perf_counter() - start:.0f} s", flush=True)
         self.counters["warm_started"] = True
         self.counters["seconds"] += time.perf_counter() - start
         return {f"warm_start/{k}": v for k, v in stats.items()}
