@@ -11,6 +11,10 @@ random games never end in a win. The samples stay in the buffer until self-play 
 or with ``keep`` for the whole run (pinned slots of the buffer: every batch then holds teacher
 samples in their share of the buffer, which keeps the network from drifting away from what the
 teacher knows while self-play's own targets are still noisy).
+
+Then, with ``student_games``, the student round: the warm-started network plays that many games
+against the opponent, its decisions labelled by the teacher (DAgger), and the learner takes
+``student_steps`` more steps on all the samples.
 """
 
 from __future__ import annotations
