@@ -26,12 +26,17 @@ def prepare(cfg: DictConfig) -> tuple[dict, EvalConfig]:
     a one-line message."""
     values = {key: OmegaConf.to_container(value, resolve=True)
               if OmegaConf.is_config(value) else value
-              for key, value in cfg.items() if key != "logger"}
+              for key, value in cfg.items() if key not in ("logger", "hydra")}
     env_config = values.pop("env")
     config = EvalConfig.from_dict(values)
     game = check_agents(env_config, config.agents, config.agent_options)
     lineups(config, game.num_players)
     return env_config, config
+
+
+def check_config(cfg: DictConfig) -> None:
+    """What Hydra's check before start (configs/evaluate.yaml) runs: :func:`prepare`."""
+    prepare(cfg)
 
 
 @hydra.main(version_base=None, config_path="configs", config_name="evaluate")

@@ -1,6 +1,10 @@
 """Train an agent by self-play: ``python train.py`` (AlphaZero on 2-player Blockade), e.g.
 ``python train.py env=nobles env.num_players=4 algo.iterations=50`` or
-``python train.py resume=outputs/train/.../checkpoints/last.pt``. See docs/training.md."""
+``python train.py resume=outputs/train/.../checkpoints/last.pt``. See docs/training.md.
+
+Exit codes: 0 done, 2 a bad config, checkpoint or output folder (one line on stderr, checked
+before any work), 130 stopped by Ctrl-C (after writing a checkpoint when there was work to keep).
+"""
 
 import sys
 
@@ -13,13 +17,16 @@ from omegaconf import DictConfig
 def main(cfg: DictConfig) -> None:
     from training.checkpoint import CheckpointError
     from training.run import run
+    from training.trainer import INTERRUPTED_EXIT_CODE
 
     hydra_cfg = HydraConfig.get()
     try:
-        run(cfg, hydra_cfg.runtime.output_dir, list(hydra_cfg.overrides.task))
+        result = run(cfg, hydra_cfg.runtime.output_dir, list(hydra_cfg.overrides.task))
     except (CheckpointError, ValueError) as error:
         print(f"error: {error}", file=sys.stderr)
         sys.exit(2)
+    if result.interrupted:
+        sys.exit(INTERRUPTED_EXIT_CODE)
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import signal
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -241,7 +242,9 @@ def play_match(env_config: dict, agent_specs: Sequence, num_games: int, seed: in
         tasks = [_Task(dict(env_config), tuple(agent_specs), agent_options, index, seed, record)
                  for index in range(num_games)]
         context = multiprocessing.get_context("spawn")
-        with context.Pool(min(workers, num_games)) as pool:
+        # Workers leave Ctrl-C to the main process, which stops the match.
+        with context.Pool(min(workers, num_games), initializer=signal.signal,
+                          initargs=(signal.SIGINT, signal.SIG_IGN)) as pool:
             for result in pool.imap(_play_task, tasks):
                 games.append(result)
                 if progress:

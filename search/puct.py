@@ -28,6 +28,7 @@ import math
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Annotated
 
 import numpy as np
 
@@ -45,15 +46,15 @@ class SearchConfig:
     """Knobs of one search; the YAML twin with comments is configs/algo/alphazero.yaml."""
 
     simulations: int = 100
-    c_puct: float = 1.5
+    c_puct: Annotated[float, ">= 0"] = 1.5
     fpu_reduction: float = 0.0
-    dirichlet_concentration: float = 10.0
+    dirichlet_concentration: Annotated[float, "> 0"] = 10.0
     dirichlet_fraction: float = 0.25
     chance: str = "sample"
     root: str = "puct"
     gumbel_considered: int = 16
-    gumbel_c_visit: float = 50.0
-    gumbel_c_scale: float = 1.0
+    gumbel_c_visit: Annotated[float, ">= 0"] = 50.0
+    gumbel_c_scale: Annotated[float, "> 0"] = 1.0
     gumbel_rescale: bool = False
 
     def __post_init__(self):

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from blockade_positions import with_walls
 
 from envs import blockade
 from envs.blockade.engine import MOVE_OFFSETS, NUM_MOVE_ACTIONS, parse_cell
@@ -12,9 +13,7 @@ def position(pawns, walls=(), to_move=0, phase="move", turn=0, walls_left=None, 
     """A position dict with pawns given in text notation, e.g. [["c3", "d4"], ["i12", "h11"]].
     The placed walls come out of the players' supplies in turn unless ``walls_left`` is given."""
     if walls_left is None:
-        walls_left = [[9, 9] for _ in range(n)]
-        for i, (orientation, _, _) in enumerate(walls):
-            walls_left[i % n]["VH".index(orientation)] -= 1
+        walls_left = with_walls({"num_players": n}, walls)["walls_left"]
     return {
         "game": "blockade", "num_players": n, "rows": 14, "cols": 11,
         "pawns": [[list(parse_cell(sq, 14, 11)) for sq in pair] for pair in pawns],

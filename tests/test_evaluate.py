@@ -116,7 +116,7 @@ def nobles_checkpoint(tmp_path_factory):
         "algo": "test", "config": {}, "env_config": env_config,
         "model": checkpoint.model_payload(net, encoder, game.num_actions,
                                           game.num_players, config),
-        "policy": {"simulations": 0}, "counters": {}})
+        "policy": {"simulations": 0, "search": {}, "temperature": 0.0}, "counters": {}})
     return path
 
 

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from blockade_positions import with_walls
 
 from envs import blockade, nobles
 from envs.blockade.engine import OPPOSITE_CORNER as OPPOSITE
@@ -27,7 +28,7 @@ def test_distance_planes_hold_each_seats_walking_distance_in_the_view(players, f
     base = blockade.Encoder(game)
     state = game.new_initial_state()
     position = state.to_dict()
-    position["walls"] = [["H", 5, 3], ["V", 7, 6], ["H", 9, 8]]
+    with_walls(position, [["H", 5, 3], ["V", 7, 6], ["H", 9, 8]])
     state = game.state_from_dict(position)
     for p in range(players):
         obs = encoder.encode(state, p)

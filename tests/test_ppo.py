@@ -282,7 +282,9 @@ TIMING = ("rollout/agent_steps_per_s", "rollout/seconds", "learner/samples_per_s
 def test_tiny_run_trains_checkpoints_resumes_exactly_and_evaluates(tmp_path, game, capsys):
     straight = train_tiny(tmp_path, "straight", [*GAMES[game], "algo.iterations=3",
                                                  "algo.console_every=2"])
-    lines = [x for x in capsys.readouterr().out.splitlines() if x.startswith("iter ")]
+    out = capsys.readouterr().out
+    assert ("warm start:" in out) == (game == "nobles")
+    lines = [x for x in out.splitlines() if x.startswith("iter ")]
     assert [x.split(" | ")[0] for x in lines] == ["iter 2/3", "iter 3/3"]  # and the last
     # The same run stopped after its first iteration (a time limit), then resumed.
     first = train_tiny(tmp_path, "first", [*GAMES[game], "algo.iterations=3",
@@ -292,20 +294,22 @@ def test_tiny_run_trains_checkpoints_resumes_exactly_and_evaluates(tmp_path, gam
         *GAMES[game], "algo.iterations=3", "algo.time_limit_minutes=null",
         f"resume={first.checkpoint}", "algo.eval.final_games=4",
         "algo.eval.final_opponents=[random]"])
+    assert "warm start:" not in capsys.readouterr().out.split("resuming at iteration 1")[1]
     a, b = load_checkpoint(straight.checkpoint), load_checkpoint(resumed.checkpoint)
     assert a["algo"] == "ppo" and a["counters"]["iteration"] == b["counters"]["iteration"] == 3
     for k, v in a["model"]["weights"].items():
         torch.testing.assert_close(v, b["model"]["weights"][k], rtol=0, atol=0)
     assert [{k: v for k, v in h.items() if k not in TIMING} for h in a["history"]] == \
         [{k: v for k, v in h.items() if k not in TIMING} for h in b["history"]]
-    assert [e["key"] for e in a["pool"]["snapshots"]] == [2, 3]  # capacity 2, one per iteration
+    # capacity 2, one snapshot per iteration
+    assert [e["key"] for e in a["state"]["pool"]["snapshots"]] == [2, 3]
     def games_in_flight(checkpoint):
         return [(g["actions"], g["opponent"], g["learner"])
-                for g in checkpoint["rollout"]["games"]]
+                for g in checkpoint["state"]["rollout"]["games"]]
 
     assert games_in_flight(a) == games_in_flight(b)
     assert a["counters"]["learner_steps"] > 0 and a["counters"]["episodes"] > 0
-    assert a["counters"]["warm_started"] == (game == "nobles")  # and not again on resume
+    assert a["counters"]["started"] and b["counters"]["started"]  # and not again on resume
     assert resumed.final_eval["random"].summaries[0].games == 4
     # The checkpoint is an agent: load_policy, and checkpoint:PATH through agents.
     policy = load_policy(resumed.checkpoint)

@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from blockade_positions import with_walls
 from hydra import compose, initialize_config_dir
 from tiny_games import RaceEncoder, RaceGame
 
@@ -18,6 +19,8 @@ from training.checkpoint import (
     Policy,
     load_checkpoint,
     load_policy,
+    load_replay,
+    replay_path,
     save_checkpoint,
 )
 from training.evaluation import EvalConfig
@@ -96,7 +99,7 @@ def test_distance_adjudication_favours_the_player_nearer_its_goals():
     np.testing.assert_allclose(capped, 0.5 * values)
     # Without the remedy an unfinished game is worth nothing; with it, walls count.
     assert not Outcomes(game, RewardConfig(adjudication="none"))(state).any()
-    position["walls"] = [["H", 10, 6], ["V", 10, 7]]
+    with_walls(position, [["H", 10, 6], ["V", 10, 7]])
     walled = game.state_from_dict(position)
     assert blockade_race_distances(walled)[0] > d[0]
 
@@ -108,7 +111,7 @@ def test_a_walled_in_opponent_is_worth_less_than_a_win():
     game = blockade.Game()
     position = game.new_initial_state().to_dict()
     position["pawns"] = [[[11, 8], [10, 9]], [[12, 0], [13, 1]]]
-    position["walls"] = [["H", 12, 1], ["V", 13, 2]]  # (12,0),(12,1),(13,0),(13,1) sealed
+    with_walls(position, [["H", 12, 1], ["V", 13, 2]])  # (12,0),(12,1),(13,0),(13,1) sealed
     state = game.state_from_dict(position)
     assert blockade_race_distances(state)[1] > game.num_cells
     uncapped = Outcomes(game, RewardConfig(cap=1.0, position_weight=0.5))
@@ -128,7 +131,7 @@ def test_discounted_leads_still_tell_how_far_a_won_race_is():
     # with the distance, and near the turn limit only the decisions left before it count.
     game = blockade.Game()
     position = game.new_initial_state().to_dict()
-    position["walls"] = [["H", 12, 1], ["V", 13, 2]]
+    with_walls(position, [["H", 12, 1], ["V", 13, 2]])
     flat = Outcomes(game, RewardConfig(position_weight=0.5, discount=0.98))
     discounted = Outcomes(game, RewardConfig(position_weight=0.5, discount=0.98,
                                              discount_leads=True))
@@ -339,16 +342,21 @@ def test_resumed_run_matches_an_uninterrupted_one(tmp_path, ema):
     resumed = train_tiny(tmp_path, "resumed", ["algo.iterations=2", f"resume={first.checkpoint}"])
     a, b = load_checkpoint(straight.checkpoint), load_checkpoint(resumed.checkpoint)
     assert a["counters"]["games"] == b["counters"]["games"] == 8
-    weights = [("model", "weights")] + ([("learner", "latest")] if "0.9" in ema else [])
-    for part, key in weights:
-        for k, v in a[part][key].items():
-            torch.testing.assert_close(v, b[part][key][k], rtol=0, atol=0)
+    weights = [a["model"]["weights"]] + ([a["state"]["learner"]["latest"]] if "0.9" in ema
+                                         else [])
+    resumed_weights = [b["model"]["weights"]] + ([b["state"]["learner"]["latest"]]
+                                                 if "0.9" in ema else [])
+    for mine, theirs in zip(weights, resumed_weights, strict=True):
+        for k, v in mine.items():
+            torch.testing.assert_close(v, theirs[k], rtol=0, atol=0)
     if "0.9" in ema:  # the checkpoint's policy is the average, not the latest weights
-        assert any(not torch.equal(v, a["learner"]["latest"][k])
+        assert any(not torch.equal(v, a["state"]["learner"]["latest"][k])
                    for k, v in a["model"]["weights"].items())
+    replay_a, replay_b = (load_replay(replay_path(r.checkpoint), 2)
+                          for r in (straight, resumed))
     for k in ("obs", "policy", "value"):
-        torch.testing.assert_close(a["replay"][k], b["replay"][k], rtol=0, atol=0)
-    assert a["learner"]["steps"] == b["learner"]["steps"] > 0
+        torch.testing.assert_close(replay_a[k], replay_b[k], rtol=0, atol=0)
+    assert a["state"]["learner"]["steps"] == b["state"]["learner"]["steps"] > 0
     losses = [(h.get("loss/total"), h["selfplay/game_length"]) for h in a["history"]]
     assert losses == [(h.get("loss/total"), h["selfplay/game_length"]) for h in b["history"]]
 
@@ -360,31 +368,19 @@ def test_resume_refuses_another_game_or_network(tmp_path):
                                        "model.channels=12"])
 
 
-def test_checkpoints_name_their_features_and_old_auto_keeps_its_meaning(tmp_path, monkeypatch):
+def test_checkpoints_name_their_features_and_refuse_older_formats(tmp_path):
     """A run records ``auto`` as the feature names it stood for, so a later change of ``auto``
-    cannot change a trained network's input; checkpoints written before that say ``auto`` and
-    are read with the features ``auto`` meant then."""
+    cannot change a trained network's input; a file of an older format is refused with a clear
+    error (no conversion of our own old files)."""
     import models.features as features
 
     result = train_tiny(tmp_path, "run", ["algo.iterations=1"])
     payload = load_checkpoint(result.checkpoint)
     assert payload["model"]["config"]["features"] == list(features.AUTO["blockade"])
     assert payload["config"]["model"]["features"] == list(features.AUTO["blockade"])
-    payload["model"]["config"]["features"] = ["auto"]
-    payload["config"]["model"]["features"] = ["auto"]
-    old = save_checkpoint(tmp_path / "old.pt", {k: v for k, v in payload.items()
-                                                if k not in ("format", "version")})
-    monkeypatch.setitem(features.AUTO, "blockade", ())  # what auto means today: nothing
-    legacy = list(features.LEGACY_AUTO["blockade"])
-    assert load_checkpoint(old)["model"]["config"]["features"] == legacy
-    assert load_checkpoint(old)["config"]["model"]["features"] == legacy
-    policy = load_policy(old)
-    assert policy.evaluator.encoder.shape == \
-        features.make_encoder(policy.game, legacy).shape != \
-        features.make_encoder(policy.game, ["auto"]).shape
-    extend = ["algo.iterations=2", f"resume={old}"]
-    resumed = run(compose_config(tmp_path, TINY_RUN + extend), tmp_path / "resumed", extend)
-    assert load_checkpoint(resumed.checkpoint)["config"]["model"]["features"] == legacy
+    torch.save({**payload, "version": 1}, tmp_path / "old.pt")
+    with pytest.raises(CheckpointError, match="format version 1, this code reads version 2"):
+        load_checkpoint(tmp_path / "old.pt")
 
 
 def test_tiny_run_trains_checkpoints_and_evaluates(tmp_path):
@@ -395,8 +391,8 @@ def test_tiny_run_trains_checkpoints_and_evaluates(tmp_path):
                                           "algo.warm_start.student_steps=2",
                                           "algo.eval.games=2", "algo.eval.final_games=2",
                                           "algo.eval.final_opponents=[random]"])
-    assert result.counters["iteration"] == 2 and result.counters["warm_started"]
-    replay = load_checkpoint(result.checkpoint)["replay"]
+    assert result.counters["iteration"] == 2 and result.counters["started"]
+    replay = load_replay(replay_path(result.checkpoint), 2)
     assert 0 < replay["pinned"] < replay["size"]  # the teacher's samples, then self-play's
     assert "eval/random/win_rate" in result.history[-1]
     assert result.final_eval["random"].summaries[0].games == 2

@@ -3,9 +3,11 @@
 A checkpoint is one ``torch.save`` dict of plain data and tensors (so it loads with
 ``weights_only=True``: no code runs on load): ``format`` and ``version``, ``algo``, the full
 run ``config``, ``env_config``, ``model`` (architecture and weights), ``policy`` (how the
-trained agent acts), ``counters`` and whatever the algorithm needs to resume (optimiser, replay
-buffer, RNG states). It is written to a temporary file in the same folder and renamed over the
-target, so a crash never leaves a half-written checkpoint under the real name.
+trained agent acts), ``counters``, ``history`` and ``state``: whatever else the algorithm needs
+to resume (optimiser, opponent pool, RNG states). The replay buffer, the bulk of a run, is a
+separate file beside it (``replay.pt``), which a resume uses when present. Both are written to
+a temporary file in the same folder and renamed over the target, so a crash never leaves a
+half-written file under the real name.
 
 :func:`load_policy` is what ``agents/checkpoint.py`` (``checkpoint:PATH`` agents) calls.
 """
@@ -21,13 +23,16 @@ import torch
 
 import envs
 from models.evaluator import NetworkEvaluator
-from models.features import LEGACY_AUTO, make_encoder, resolve_features
+from models.features import make_encoder
 from models.nets import ActionLayout, ModelConfig, action_layout, build_network
 from search.puct import SearchConfig, search
 from training.config import from_mapping, to_mapping
 
 FORMAT = "boardgame-rl-checkpoint"
-VERSION = 1
+REPLAY_FORMAT = "boardgame-rl-replay"
+VERSION = 2
+"""2: the trainer skeleton's layout (``state``, ``rng.torch``, ``history``; the replay buffer in
+its own file beside the checkpoint). Files of version 1 are refused with a clear error."""
 REQUIRED = ("algo", "config", "env_config", "model", "policy", "counters")
 
 
@@ -35,60 +40,95 @@ class CheckpointError(ValueError):
     """A checkpoint file that is missing, corrupt, or does not fit this run."""
 
 
-def save_checkpoint(path: str | Path, payload: dict) -> Path:
-    """Write ``payload`` (with format and version added) atomically to ``path``."""
+def remove_stale_temporaries(path: str | Path) -> None:
+    """Delete what a killed save left beside ``path`` (``.last.pt.*.tmp``): never loaded."""
     path = Path(path)
-    missing = [k for k in REQUIRED if k not in payload]
-    if missing:
-        raise ValueError(f"checkpoint payload lacks {', '.join(missing)}")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    for stale in path.parent.glob(f".{path.name}.*.tmp"):
+        stale.unlink(missing_ok=True)
+
+
+def write_atomically(path: str | Path, data: dict) -> Path:
+    """``torch.save(data)`` to a temporary file beside ``path``, then renamed over it: a crash or
+    a full disk never leaves a half-written file under the real name, and the previous file
+    stays as it was. An OS error is a :class:`CheckpointError` naming the path."""
+    path = Path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        remove_stale_temporaries(path)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as error:
+        raise CheckpointError(f"cannot write {path}: {error.strerror or error}") from None
     try:
         with os.fdopen(fd, "wb") as f:
-            torch.save({"format": FORMAT, "version": VERSION, **payload}, f)
+            torch.save(data, f)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as error:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(error, OSError):
+            raise CheckpointError(f"cannot write {path}: {error.strerror or error} (the "
+                                  "previous file there, if any, is intact)") from None
         raise
     return path
+
+
+def save_checkpoint(path: str | Path, payload: dict) -> Path:
+    """Write ``payload`` (with format and version added) atomically to ``path``."""
+    missing = [k for k in REQUIRED if k not in payload]
+    if missing:
+        raise ValueError(f"checkpoint payload lacks {', '.join(missing)}")
+    return write_atomically(path, {"format": FORMAT, "version": VERSION, **payload})
+
+
+def _read(path: Path, what: str) -> dict:
+    if not path.is_file():
+        raise CheckpointError(f"{what} not found: {path}")
+    try:
+        payload = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as error:  # torch raises many kinds for a damaged file
+        reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise CheckpointError(f"{what} {path} is corrupt or not a {what} ({reason})") from None
+    if not isinstance(payload, dict):
+        raise CheckpointError(f"{path} is not a {what} file")
+    return payload
 
 
 def load_checkpoint(path: str | Path) -> dict:
     """The payload of a checkpoint, validated; :class:`CheckpointError` with one clear line for
     a missing, corrupt, foreign or incompatible file."""
     path = Path(path)
-    if not path.is_file():
-        raise CheckpointError(f"checkpoint not found: {path}")
-    try:
-        payload = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as error:  # torch raises many kinds for a damaged file
-        reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-        raise CheckpointError(f"checkpoint {path} is corrupt or not a checkpoint "
-                              f"({reason})") from None
-    if not isinstance(payload, dict) or payload.get("format") != FORMAT:
+    payload = _read(path, "checkpoint")
+    if payload.get("format") != FORMAT:
         raise CheckpointError(f"{path} is not a {FORMAT} file")
     if payload.get("version") != VERSION:
         raise CheckpointError(f"checkpoint {path} has format version {payload.get('version')}, "
-                              f"this code reads version {VERSION}")
+                              f"this code reads version {VERSION}: train it again with this "
+                              "version (older formats are not converted)")
     missing = [k for k in REQUIRED if k not in payload]
     if missing:
         raise CheckpointError(f"checkpoint {path} is incomplete: no {', '.join(missing)}")
-    _name_legacy_features(payload)
     return payload
 
 
-def _name_legacy_features(payload: dict) -> None:
-    """Checkpoints written before runs recorded their features by name say ``auto``, which
-    meant :data:`models.features.LEGACY_AUTO`: put those names in, in the model and the run
-    config, so a changed ``auto`` never changes an old network's input."""
-    game_name = payload["env_config"].get("name")
-    configs = [payload["model"].get("config"), payload["config"].get("model")]
-    for config in configs:
-        if isinstance(config, dict) and "auto" in (config.get("features") or ()):
-            config["features"] = list(resolve_features(game_name, config["features"],
-                                                       LEGACY_AUTO))
+def replay_path(checkpoint: str | Path) -> Path:
+    """Where the replay buffer of ``checkpoint`` lies: ``replay.pt`` beside it (a separate file
+    so that the checkpoint a user keeps or shares stays small)."""
+    return Path(checkpoint).with_name("replay.pt")
+
+
+def save_replay(path: str | Path, iteration: int, replay: dict) -> Path:
+    return write_atomically(path, {"format": REPLAY_FORMAT, "version": VERSION,
+                                   "iteration": int(iteration), "replay": replay})
+
+
+def load_replay(path: str | Path, iteration: int) -> dict | None:
+    """The replay buffer saved with the checkpoint of ``iteration``; ``None`` when the file is
+    of another iteration (a save killed between the two files)."""
+    payload = _read(Path(path), "replay buffer")
+    if payload.get("format") != REPLAY_FORMAT or payload.get("version") != VERSION:
+        raise CheckpointError(f"{path} is not a version {VERSION} {REPLAY_FORMAT} file")
+    return payload["replay"] if payload.get("iteration") == iteration else None
 
 
 def model_payload(net: torch.nn.Module, encoder, num_actions: int, num_players: int,
@@ -155,6 +195,11 @@ class Policy:
     def reset(self, seed: int) -> None:
         self.rng = np.random.default_rng(seed)
 
+    def settings(self) -> dict:
+        """How it acts, as a checkpoint's ``policy`` entry (:func:`load_policy` reads it)."""
+        return {"simulations": self.simulations, "search": to_mapping(self.search_config),
+                "temperature": self.temperature}
+
     def act(self, state) -> int:
         mask = state.legal_actions_mask()
         legal = np.flatnonzero(mask)
@@ -200,4 +245,4 @@ def load_policy(path: str | Path, game=None) -> Policy:
     search_config = from_mapping(SearchConfig, policy.get("search") or {}, "policy.search")
     features = tuple(payload["model"]["config"].get("features") or ())
     return Policy(env_config, game, net, int(policy["simulations"]), search_config, features,
-                  float(policy.get("temperature", 0.0)))  # greedy in older checkpoints
+                  float(policy["temperature"]))

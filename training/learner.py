@@ -16,6 +16,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Annotated
 
 import numpy as np
 import torch
@@ -30,11 +31,11 @@ Augment = Callable[[Samples, np.random.Generator], Samples]
 class LearnerConfig:
     batch_size: int = 128
     lr: float = 1e-3
-    weight_decay: float = 1e-4
-    value_weight: float = 1.0
+    weight_decay: Annotated[float, ">= 0"] = 1e-4
+    value_weight: Annotated[float, ">= 0"] = 1.0
     sample_reuse: float = 4.0
-    min_samples: int = 256
-    max_grad_norm: float = 10.0
+    min_samples: Annotated[int, ">= 0"] = 256
+    max_grad_norm: Annotated[float, "> 0"] = 10.0
     augment: bool = True
     ema_decay: float = 0.0
 

@@ -19,25 +19,22 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
+from typing import Annotated
 
 import numpy as np
 import torch
 
 from models.features import make_encoder
 from models.nets import ModelConfig, action_layout, build_network
-from search.puct import SearchConfig
-from training.alphazero import TrainResult, _scalars
 from training.checkpoint import (
     Policy,
     make_env_game,
     model_payload,
     numpy_rng_state,
     restore_numpy_rng,
-    save_checkpoint,
 )
-from training.config import from_mapping, to_mapping
-from training.evaluation import EvalConfig, evaluate, metrics, win_rate_parts
+from training.config import from_mapping
+from training.evaluation import EvalConfig
 from training.learner import Learner, LearnerConfig, masked_log_policy
 from training.pool import OpponentPool, PoolConfig
 from training.replay import ReplayBuffer
@@ -45,6 +42,7 @@ from training.rewards import Outcomes, RewardConfig
 from training.rollout import Batch, Episode, Rollout, RolloutConfig
 from training.runner import RunnerConfig
 from training.shaping import Potential, ShapingConfig
+from training.trainer import CheckpointConfig
 from training.warmstart import WarmStartConfig, teacher_samples
 
 
@@ -54,8 +52,8 @@ class LossConfig:
     gae_lambda: float = 0.95
     clip_coef: float = 0.2
     clip_vloss: bool = True
-    vf_coef: float = 0.5
-    ent_coef: float = 0.01
+    vf_coef: Annotated[float, ">= 0"] = 0.5
+    ent_coef: Annotated[float, ">= 0"] = 0.01
     norm_adv: bool = True
 
     def __post_init__(self):
@@ -70,8 +68,8 @@ class OptimConfig:
     anneal_lr: bool = True
     update_epochs: int = 4
     minibatch_size: int = 512
-    max_grad_norm: float = 0.5
-    target_kl: float | None = None
+    max_grad_norm: Annotated[float, "> 0"] = 0.5
+    target_kl: Annotated[float, "> 0"] | None = None
 
     def __post_init__(self):
         if self.lr <= 0 or self.update_epochs < 1 or self.minibatch_size < 1:
@@ -81,16 +79,11 @@ class OptimConfig:
 
 
 @dataclass(frozen=True)
-class CheckpointConfig:
-    every: int = 10
-
-
-@dataclass(frozen=True)
 class PPOConfig:
     name: str = "ppo"
-    iterations: int = 100
-    time_limit_minutes: float | None = None
-    console_every: int = 10
+    iterations: Annotated[int, ">= 1"] | None = 100
+    time_limit_minutes: Annotated[float, "> 0"] | None = None
+    console_every: Annotated[int, ">= 0"] = 10
     rollout: RolloutConfig = field(default_factory=RolloutConfig)
     loss: LossConfig = field(default_factory=LossConfig)
     optim: OptimConfig = field(default_factory=OptimConfig)
@@ -104,8 +97,9 @@ class PPOConfig:
     def __post_init__(self):
         if self.name != "ppo":
             raise ValueError(f"PPOConfig is for algo.name=ppo, got {self.name!r}")
-        if self.iterations < 1:
-            raise ValueError(f"algo.iterations must be >= 1, got {self.iterations}")
+        if self.iterations is None and self.time_limit_minutes is None:
+            raise ValueError("config algo.iterations and algo.time_limit_minutes are both null: "
+                             "give at least one limit")
         if self.warm_start.student_games:
             raise ValueError("algo.warm_start.student_games: PPO's warm start has no student "
                              "round (AlphaZero's does); set it to 0")
@@ -178,9 +172,12 @@ def episode_metrics(episodes: list[Episode]) -> dict:
 
 
 class PPO:
-    """The training state of one run and the loop over iterations."""
+    """The training state of one PPO run; :class:`training.trainer.Trainer` runs it."""
 
-    def __init__(self, config: dict, run_dir: Path, logger, resume: dict | None = None):
+    name = "ppo"
+    Config = PPOConfig
+
+    def __init__(self, config: dict):
         self.config = config
         self.algo = from_mapping(PPOConfig, config["algo"], "algo")
         self.model_config = from_mapping(
@@ -189,8 +186,6 @@ class PPO:
         torch.set_num_threads(runner.torch_threads)
         self.env_config = dict(config["env"])
         self.seed = int(config["seed"])
-        self.run_dir = Path(run_dir)
-        self.logger = logger
         self.game = make_env_game(self.env_config)
         self.encoder = make_encoder(self.game, self.model_config.features)
         torch.manual_seed(self.seed)
@@ -204,83 +199,78 @@ class PPO:
             Potential(self.game, self.algo.shaping, self.algo.rewards), self.algo.loss.gamma,
             np.random.default_rng([self.seed, 4]), self.make_net, _make_agent)
         self.counters = {"iteration": 0, "agent_steps": 0, "learner_steps": 0, "episodes": 0,
-                         "seconds": 0.0, "warm_started": False}
-        self.history: list[dict] = []
-        if resume is not None:
-            self._restore(resume)
+                         "seconds": 0.0, "started": False}
 
     def make_net(self) -> torch.nn.Module:
         return build_network(self.encoder.shape, self.game.num_actions, self.game.num_players,
                              self.model_config, action_layout(self.encoder))
 
-    # -- checkpoints -----------------------------------------------------------------------
+    # -- what a checkpoint holds -----------------------------------------------------------
 
     def policy(self) -> Policy:
         return Policy(self.env_config, self.game, self.net, self.algo.eval.simulations,
                       features=self.model_config.features,
                       temperature=self.algo.eval.temperature)
 
-    def payload(self) -> dict:
-        return {
-            "algo": "ppo",
-            "config": self.config,
-            "env_config": self.env_config,
-            "model": model_payload(self.net, self.encoder, self.game.num_actions,
-                                   self.game.num_players, self.model_config),
-            "policy": {"simulations": self.algo.eval.simulations,
-                       "search": to_mapping(SearchConfig()),
-                       "temperature": self.algo.eval.temperature},
-            "counters": dict(self.counters),
-            "optimizer": self.optimizer.state_dict(),
-            "pool": self.pool.state_dict(),
-            "rollout": self.rollout.state_dict(),
-            "rng": {"update": numpy_rng_state(self.rng),
-                    "rollout": numpy_rng_state(self.rollout.rng),
-                    "torch": torch.get_rng_state()},
-            "history": self.history,
-        }
+    def model(self) -> dict:
+        return model_payload(self.net, self.encoder, self.game.num_actions,
+                             self.game.num_players, self.model_config)
 
-    def _restore(self, payload: dict) -> None:
+    def state_dict(self) -> dict:
+        return {"optimizer": self.optimizer.state_dict(), "pool": self.pool.state_dict(),
+                "rollout": self.rollout.state_dict(),
+                "rng": {"update": numpy_rng_state(self.rng),
+                        "rollout": numpy_rng_state(self.rollout.rng)}}
+
+    def load_state_dict(self, payload: dict) -> None:
+        state = payload["state"]
         self.net.load_state_dict(payload["model"]["weights"])
-        self.optimizer.load_state_dict(payload["optimizer"])
-        self.pool.load_state_dict(payload["pool"])
-        self.rollout.load_state_dict(payload["rollout"])
-        self.rng = restore_numpy_rng(payload["rng"]["update"])
-        self.rollout.rng = restore_numpy_rng(payload["rng"]["rollout"])
-        torch.set_rng_state(payload["rng"]["torch"])
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.pool.load_state_dict(state["pool"])
+        self.rollout.load_state_dict(state["rollout"])
+        self.rng = restore_numpy_rng(state["rng"]["update"])
+        self.rollout.rng = restore_numpy_rng(state["rng"]["rollout"])
         self.counters = dict(payload["counters"])
-        self.history = list(payload.get("history") or [])
 
-    def save(self) -> Path:
-        return save_checkpoint(self.run_dir / "checkpoints" / "last.pt", self.payload())
+    def replay_state(self) -> None:
+        return None  # on-policy: nothing beyond the state
 
-    # -- the loop --------------------------------------------------------------------------
+    def load_replay_state(self, state: dict) -> None:
+        raise AssertionError("PPO keeps no replay buffer")
 
-    def warm_start(self) -> dict:
-        """AlphaZero's warm start (training/warmstart.py), once per run: teacher-vs-opponent games
-        labelled by the teacher, and supervised steps (training/learner.py, its default
-        settings) on their policy and value targets before the first rollout."""
+    # -- the steps -------------------------------------------------------------------------
+
+    def start(self) -> dict:
+        """The warm start if configured (AlphaZero's, training/warmstart.py: teacher-vs-opponent
+        games labelled by the teacher, and supervised steps with training/learner.py's default
+        settings on their policy and value targets), then the pool's first snapshot."""
         config = self.algo.warm_start
-        start = time.perf_counter()
-        samples = teacher_samples(self.game, self.encoder, config,
-                                  Outcomes(self.game, self.algo.rewards), self.seed)
-        replay = ReplayBuffer(len(samples), self.encoder.shape, self.game.num_actions,
-                              self.game.num_players)
-        replay.add(samples)
-        stats = Learner(self.net, LearnerConfig(min_samples=1)).train(replay, config.steps,
-                                                                      self.rng)
-        self.net.eval()
-        self.counters["warm_started"] = True
-        self.counters["seconds"] += time.perf_counter() - start
-        print(f"warm start: {config.games} {config.teacher} vs {config.opponent} games, "
-              f"{len(samples)} samples, {config.steps} steps, "
-              f"{time.perf_counter() - start:.0f} s", flush=True)
-        return {f"warm_start/{k}": v for k, v in stats.items()}
+        stats = {}
+        if config.games:
+            start = time.perf_counter()
+            print(f"warm start: {config.games} {config.teacher} vs {config.opponent} games "
+                  "first; nothing is saved until it ends", flush=True)
+            samples = teacher_samples(self.game, self.encoder, config,
+                                      Outcomes(self.game, self.algo.rewards), self.seed)
+            replay = ReplayBuffer(len(samples), self.encoder.shape, self.game.num_actions,
+                                  self.game.num_players)
+            replay.add(samples)
+            learner = Learner(self.net, LearnerConfig(min_samples=1))
+            stats = {f"warm_start/{k}": v
+                     for k, v in learner.train(replay, config.steps, self.rng).items()}
+            self.net.eval()
+            print(f"warm start: {config.games} {config.teacher} vs {config.opponent} games, "
+                  f"{len(samples)} samples, {config.steps} steps, "
+                  f"{time.perf_counter() - start:.0f} s", flush=True)
+        self.pool.add(self.net.state_dict(), 0)
+        return stats
 
-    def iteration(self) -> dict:
+    def iteration(self, number: int, progress: float) -> dict:
+        """A rollout against the pool -> GAE -> ``update_epochs`` passes of minibatch updates;
+        every ``pool.snapshot_every`` iterations the current weights join the pool."""
         algo, c = self.algo, self.counters
-        if algo.optim.anneal_lr:  # linear to 0 over the run's iterations
-            lr = algo.optim.lr * (1.0 - c["iteration"] / algo.iterations)
+        if algo.optim.anneal_lr:  # linear to 0 over the run
+            lr = algo.optim.lr * (1.0 - progress)
             for group in self.optimizer.param_groups:
                 group["lr"] = lr
         self.net.eval()  # conv nets: batch norm as in the rollout (running statistics)
@@ -291,7 +281,6 @@ class PPO:
         stats.update(self.update(batch, adv, returns))
         learn_seconds = time.perf_counter() - start
         c["episodes"] += len(episodes)
-        c["iteration"] += 1
         c["agent_steps"] += stats["rollout/agent_steps"]
         stats.update(episode_metrics(episodes))
         stats.update({
@@ -303,8 +292,8 @@ class PPO:
             "pool/size": len(self.pool.snapshots),
             "pool/opponent_score": float(np.mean([e.score for e in self.pool.snapshots])),
             "counters/agent_steps": c["agent_steps"], "counters/episodes": c["episodes"]})
-        if c["iteration"] % algo.pool.snapshot_every == 0:
-            self.pool.add(self.net.state_dict(), c["iteration"])
+        if number % algo.pool.snapshot_every == 0:
+            self.pool.add(self.net.state_dict(), number)
         return stats
 
     def update(self, batch: Batch, adv: np.ndarray, returns: np.ndarray) -> dict:
@@ -336,72 +325,24 @@ class PPO:
         self.counters["learner_steps"] += updates
         return {k: v / updates for k, v in totals.items()}
 
-    def start(self) -> None:
-        """Before the first iteration: the warm start if configured, then the pool's first
-        snapshot (the initial or warm weights). Nothing on a resumed run."""
-        if self.algo.warm_start.games and not self.counters["warm_started"]:
-            self.logger.log(self.warm_start(), step=0)
-        if not self.pool.snapshots:
-            self.pool.add(self.net.state_dict(), 0)
+    def progress_parts(self, stats: dict) -> list[str]:
+        parts = [f"steps {stats['counters/agent_steps']}"]
+        if "rollout/episodes" in stats:
+            parts += [f"len {stats['rollout/episode_length']:.0f}",
+                      f"won {stats['rollout/win_rate']:.2f}"]
+        return parts + [f"loss p {stats['loss/policy']:.3f} v {stats['loss/value']:.3f}",
+                        f"entropy {stats['loss/entropy']:.2f}",
+                        f"kl {stats['ppo/approx_kl']:.4f}",
+                        f"steps/s {stats['rollout/agent_steps_per_s']:.0f}"]
 
-    def run(self) -> TrainResult:
-        algo = self.algo
-        limit = algo.time_limit_minutes
-        path = None
-        self.start()
-        while self.counters["iteration"] < algo.iterations:
-            start = time.perf_counter()
-            stats = self.iteration()
-            i = self.counters["iteration"]
-            if algo.eval.enabled and algo.eval.every and i % algo.eval.every == 0:
-                stats.update(metrics(evaluate(self.policy(), self.env_config,
-                                              algo.eval.opponents, algo.eval.games,
-                                              algo.eval.seed)))
-            self.counters["seconds"] += time.perf_counter() - start
-            stats["time/minutes"] = self.counters["seconds"] / 60
-            self.history.append({"iteration": i, **_scalars(stats)})
-            self.logger.log(stats, step=i)
-            out_of_time = limit is not None and self.counters["seconds"] >= 60 * limit
-            last = i == algo.iterations or out_of_time
-            if last or (algo.console_every and i % algo.console_every == 0):
-                print(progress_line(stats, i, algo.iterations), flush=True)
-            if last or (algo.checkpoint.every and i % algo.checkpoint.every == 0):
-                path = self.save()
-            if out_of_time:
-                break
-        if path is None:
-            path = self.save()
-        final = {}
-        if algo.eval.enabled and algo.eval.final_games:
-            final = evaluate(self.policy(), self.env_config, algo.eval.final_opponents,
-                             algo.eval.final_games, algo.eval.seed + 1)
-            final_metrics = metrics(final, prefix="final")
-            self.logger.log(final_metrics, step=self.counters["iteration"])
-            self.logger.summary(final_metrics)
-        self.logger.log_checkpoint(path, f"{self.game.name}-ppo",
-                                   {"iteration": self.counters["iteration"]})
-        return TrainResult(path, dict(self.counters), final, self.history)
+    def sample_game(self) -> None:
+        return None  # rollouts keep no whole games
 
-
-def progress_line(stats: dict, iteration: int, iterations: int) -> str:
-    """One console line: counters, the rollout's games, losses, speed, evaluation."""
-    parts = [f"iter {iteration}/{iterations}", f"{stats['time/minutes']:.1f} min",
-             f"steps {stats['counters/agent_steps']}"]
-    if "rollout/episodes" in stats:
-        parts += [f"len {stats['rollout/episode_length']:.0f}",
-                  f"won {stats['rollout/win_rate']:.2f}"]
-    parts += [f"loss p {stats['loss/policy']:.3f} v {stats['loss/value']:.3f}",
-              f"entropy {stats['loss/entropy']:.2f}", f"kl {stats['ppo/approx_kl']:.4f}",
-              f"steps/s {stats['rollout/agent_steps_per_s']:.0f}"]
-    return " | ".join(parts + win_rate_parts(stats))
+    def close(self) -> None:
+        pass
 
 
 def _make_agent(spec: str, game):
     from agents import make_agent
 
     return make_agent(spec, game)
-
-
-def train(config: dict, run_dir: Path, logger, resume: dict | None = None) -> TrainResult:
-    """Entry point for train.py (``algo.name: ppo``)."""
-    return PPO(config, run_dir, logger, resume).run()

@@ -1,11 +1,16 @@
 """What ``train.py`` does for every algorithm: resolve the config (merging a resumed run's
-config with the command line), set up logging, dispatch on ``algo.name``, and report."""
+config with the command line), set up logging, build the algorithm named by ``algo._target_``,
+run it in the shared loop (training/trainer.py), and report."""
 
 from __future__ import annotations
 
-import importlib
+import os
+import sys
+import tempfile
 from pathlib import Path
 
+from hydra.experimental.callback import Callback
+from hydra.utils import get_class, get_method
 from omegaconf import DictConfig, OmegaConf
 from rich.console import Console
 
@@ -13,13 +18,13 @@ from models.features import resolve_features
 from training.checkpoint import CheckpointError, load_checkpoint
 from training.evaluation import print_tables
 from training.logging import RunLogger
-
-ALGORITHMS = {"alphazero": "training.alphazero", "ppo": "training.ppo"}
-"""algo.name -> module with ``train(config, run_dir, logger, resume) -> TrainResult``."""
+from training.trainer import Trainer, TrainResult
 
 CONFIG_GROUPS = ("env", "algo", "model", "logger", "runner")
 FIXED_ON_RESUME = ("env", "model", "seed")
 """What a resumed run may not change: the game, the network and the seeds."""
+LIMITS = ("algo.iterations", "algo.time_limit_minutes")
+LOGGER_MODES = ("offline", "online", "disabled")
 
 
 def name_features(config: dict) -> None:
@@ -31,14 +36,19 @@ def name_features(config: dict) -> None:
 
 def resumed_config(checkpoint_config: dict, current: DictConfig, overrides: list[str]) -> dict:
     """The checkpoint's config with this command line's overrides on top (``resume=PATH
-    algo.iterations=60`` extends a run). Changing the game, network or seed is an error."""
+    algo.iterations=60`` extends a run). The limits given replace the checkpoint's: one given
+    alone lifts the other. Changing the game, network or seed is an error."""
     merged = OmegaConf.create(checkpoint_config)
-    for override in overrides:
-        key = override.split("=", 1)[0].lstrip("+~")
+    keys = [o.split("=", 1)[0].lstrip("+~") for o in overrides]
+    for key in keys:
         if key == "resume" or key.startswith("hydra"):
             continue
         value = current[key] if key in CONFIG_GROUPS else OmegaConf.select(current, key)
         OmegaConf.update(merged, key, value, force_add=True)
+    if any(limit in keys for limit in LIMITS):
+        for limit in LIMITS:
+            if limit not in keys:
+                OmegaConf.update(merged, limit, None)
     merged.resume = current.resume
     merged = OmegaConf.to_container(merged, resolve=True)
     name_features(merged)
@@ -50,11 +60,20 @@ def resumed_config(checkpoint_config: dict, current: DictConfig, overrides: list
     return merged
 
 
+def algorithm_class(config: dict) -> type:
+    """The class ``algo._target_`` names (e.g. ``training.alphazero.AlphaZero``)."""
+    target = config["algo"].get("_target_")
+    try:
+        return get_class(target)
+    except Exception:
+        raise ValueError(f"algo._target_ must name an algorithm class such as "
+                         f"training.alphazero.AlphaZero, got {target!r}") from None
+
+
 def run(cfg: DictConfig, run_dir: str | Path, overrides: list[str] | None = None,
-        console: Console | None = None):
-    """Train as ``cfg`` says, writing into ``run_dir``; returns the algorithm's TrainResult."""
+        console: Console | None = None) -> TrainResult:
+    """Train as ``cfg`` says, writing into ``run_dir``; returns the loop's TrainResult."""
     console = console or Console()
-    run_dir = Path(run_dir)
     resume = None
     if cfg.get("resume"):
         resume = load_checkpoint(cfg.resume)
@@ -65,15 +84,70 @@ def run(cfg: DictConfig, run_dir: str | Path, overrides: list[str] | None = None
     else:
         config = OmegaConf.to_container(cfg, resolve=True)
         name_features(config)
-    name = config["algo"]["name"]
-    if name not in ALGORITHMS:
-        raise ValueError(f"unknown algo.name {name!r}; choose one of {', '.join(ALGORITHMS)}")
-    logger = RunLogger(config["logger"], config, run_dir, name=f"{name}-{config['env']['name']}")
+    algorithm = algorithm_class(config)(config)
+    logger = RunLogger(config["logger"], config, run_dir,
+                       name=f"{algorithm.name}-{config['env']['name']}")
     try:
-        result = importlib.import_module(ALGORITHMS[name]).train(config, run_dir, logger, resume)
+        result = Trainer(algorithm, run_dir, logger, resume, cfg.get("resume")).run()
     finally:
         logger.finish()
     if result.final_eval:
         print_tables(result.final_eval, console)
-    console.print(f"checkpoint: {result.checkpoint}")
+    if result.checkpoint is not None:
+        print(f"checkpoint: {result.checkpoint}", flush=True)
     return result
+
+
+def check_config(cfg: DictConfig) -> None:
+    """Every user-facing key of a training config, checked before any work: ``ValueError`` with
+    one line naming the key, the value and what is allowed."""
+    import envs
+    from models.nets import ModelConfig
+    from training.config import check_value, from_mapping
+    from training.runner import RunnerConfig
+
+    plain = OmegaConf.to_container(cfg, resolve=False)
+    plain.pop("hydra", None)
+    plain["logger"].pop("dir", None)  # ${hydra:...}: Hydra's own, set when the job starts
+    config = OmegaConf.to_container(OmegaConf.create(plain), resolve=True)
+    check_value(config.get("seed"), int, "seed")
+    from_mapping(algorithm_class(config).Config, config["algo"], "algo")
+    from_mapping(ModelConfig, {k: v for k, v in config["model"].items() if k != "name"},
+                 "model")
+    from_mapping(RunnerConfig, config["runner"], "runner")
+    env = dict(config["env"])
+    envs.make_game(env.pop("name"), **env)
+    if config["logger"].get("mode") not in LOGGER_MODES:
+        raise ValueError(f"config logger.mode={config['logger'].get('mode')!r}: must be one of "
+                         f"{', '.join(LOGGER_MODES)}")
+
+
+def check_output_folder(folder: str | Path) -> None:
+    """``folder`` can be created (or written) here: else one clear ``ValueError``. Tried by
+    making and removing a scratch folder in its nearest existing ancestor, which answers for
+    any user and file system (``os.access`` says yes to root everywhere)."""
+    folder = Path(folder).absolute()
+    existing = next(p for p in (folder, *folder.parents) if p.exists())
+    try:
+        os.rmdir(tempfile.mkdtemp(dir=existing, prefix=".write-check-"))
+    except OSError as error:
+        raise ValueError(f"cannot write the output folder {folder}: {existing} is not a "
+                         f"writable folder ({error.strerror or error}); choose another with "
+                         "hydra.run.dir=...") from None
+
+
+class CheckBeforeStart(Callback):
+    """Hydra callback (configs/config.yaml, configs/evaluate.yaml): the config and the output
+    folder are checked before Hydra creates the folder or anything else starts; a problem is
+    one line on stderr and exit code 2."""
+
+    def __init__(self, check: str):
+        self.check = get_method(check)
+
+    def on_run_start(self, config: DictConfig, **kwargs) -> None:
+        try:
+            self.check(config)
+            check_output_folder(config.hydra.run.dir)
+        except (ValueError, TypeError, FileNotFoundError) as error:
+            print(f"error: {error}", file=sys.stderr)
+            sys.exit(2)

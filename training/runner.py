@@ -13,6 +13,7 @@ processes (one torch thread each), which uses both cores of a 2-core machine for
 from __future__ import annotations
 
 import multiprocessing
+import signal
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
@@ -59,6 +60,7 @@ _WORKER: Worker | None = None
 
 def _init_worker(make_worker: Callable[[], Worker], torch_threads: int) -> None:
     global _WORKER
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle
     torch.set_num_threads(torch_threads)
     _WORKER = make_worker()
 

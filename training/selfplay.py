@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
+from typing import Annotated
 
 import numpy as np
 
@@ -28,8 +29,8 @@ from training.rewards import Outcomes
 @dataclass(frozen=True)
 class SelfPlayConfig:
     concurrent_games: int = 32
-    temperature: float = 1.0
-    temperature_moves: int = 20
+    temperature: Annotated[float, ">= 0"] = 1.0
+    temperature_moves: Annotated[int, ">= 0"] = 20
     max_moves: int | None = None
     random_opponent_fraction: float = 0.0
     teacher: str = "heuristic"

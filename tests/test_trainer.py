@@ -1,0 +1,228 @@
+"""The loop every algorithm shares (training/trainer.py): no lost work (a checkpoint right after
+the warm start, stale temporaries cleaned, a failed save that keeps the previous file), resumed
+runs that extend to the limits the command line gives, and a clean stop on Ctrl-C."""
+
+import errno
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import torch
+from hydra import compose, initialize_config_dir
+
+from training.checkpoint import (
+    CheckpointError,
+    load_checkpoint,
+    replay_path,
+    save_checkpoint,
+)
+from training.run import run
+
+ROOT = Path(__file__).resolve().parents[1]
+ALPHAZERO = ["env.rows=8", "env.cols=8", "env.max_turns=40", "model=tiny", "logger=disabled",
+             "runner=local", "algo.games_per_iteration=4", "algo.search.simulations=6",
+             "algo.selfplay.max_moves=16", "algo.selfplay.concurrent_games=4",
+             "algo.learner.min_samples=8", "algo.learner.batch_size=16", "algo.eval.every=0",
+             "algo.eval.final_games=0", "algo.checkpoint.every=5", "algo.warm_start.games=2",
+             "algo.warm_start.steps=2", "algo.warm_start.student_games=0",
+             "algo.time_limit_minutes=null"]
+PPO = ["algo=ppo", "env.rows=8", "env.cols=8", "env.max_turns=12", "model.hidden=16",
+       "logger=disabled", "algo.rollout.num_envs=4", "algo.rollout.num_steps=8",
+       "algo.optim.minibatch_size=16", "algo.optim.update_epochs=1", "algo.checkpoint.every=5",
+       "algo.eval.every=0", "algo.eval.final_games=0", "algo.warm_start.games=0",
+       "algo.time_limit_minutes=null"]
+
+
+def train(tmp_path, name, overrides, capsys=None):
+    with initialize_config_dir(config_dir=str(ROOT / "configs"), version_base="1.3"):
+        cfg = compose("config", overrides=[*overrides, f"logger.dir={tmp_path}"])
+    result = run(cfg, tmp_path / name, overrides=overrides)
+    return result, (capsys.readouterr().out if capsys else "")
+
+
+def test_a_checkpoint_follows_the_warm_start_before_any_iteration(tmp_path, monkeypatch):
+    """A crash in the first iteration loses nothing of the warm start: the run resumes from
+    the checkpoint written after it, without warming up again."""
+    from training.alphazero import AlphaZero
+
+    def crash(self, number, progress):
+        raise RuntimeError("killed in iteration 1")
+
+    monkeypatch.setattr(AlphaZero, "iteration", crash)
+    with pytest.raises(RuntimeError, match="killed"):
+        train(tmp_path, "crashed", [*ALPHAZERO, "algo.iterations=2"])
+    checkpoint = tmp_path / "crashed" / "checkpoints" / "last.pt"
+    payload = load_checkpoint(checkpoint)
+    assert payload["counters"]["started"] and payload["counters"]["iteration"] == 0
+    assert replay_path(checkpoint).is_file()
+    monkeypatch.undo()
+    result, _ = train(tmp_path, "resumed", [*ALPHAZERO, "algo.iterations=2",
+                                            f"resume={checkpoint}"])
+    assert result.counters["iteration"] == 2
+
+
+def test_stale_temporaries_are_removed_on_save_and_resume(tmp_path):
+    first, _ = train(tmp_path, "run", [*ALPHAZERO, "algo.iterations=1"])
+    stale = first.checkpoint.parent / ".last.pt.killed.tmp"
+    stale.write_bytes(b"half a checkpoint")
+    train(tmp_path, "run", [*ALPHAZERO, "algo.iterations=2", f"resume={first.checkpoint}"])
+    assert not stale.exists()
+    stale.write_bytes(b"half a checkpoint")
+    save_checkpoint(first.checkpoint, {k: v for k, v in load_checkpoint(first.checkpoint).items()
+                                       if k not in ("format", "version")})
+    assert not stale.exists()
+
+
+def test_a_failed_save_names_the_path_and_keeps_the_previous_file(tmp_path, monkeypatch):
+    first, _ = train(tmp_path, "run", [*ALPHAZERO, "algo.iterations=1"])
+    before = first.checkpoint.read_bytes()
+    payload = {k: v for k, v in load_checkpoint(first.checkpoint).items()
+               if k not in ("format", "version")}
+
+    def disk_full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(torch, "save", disk_full)
+    with pytest.raises(CheckpointError) as error:
+        save_checkpoint(first.checkpoint, payload)
+    assert str(error.value).startswith(f"cannot write {first.checkpoint}: No space left")
+    assert first.checkpoint.read_bytes() == before
+    assert not list(first.checkpoint.parent.glob(".*.tmp"))
+
+
+@pytest.mark.parametrize("algo", ["alphazero", "ppo"])
+def test_resume_runs_to_the_limits_the_command_line_gives(tmp_path, capsys, algo):
+    base = ALPHAZERO if algo == "alphazero" else PPO
+    first, _ = train(tmp_path, "run", [*base, "algo.iterations=1"], capsys)
+    assert first.counters["iteration"] == 1
+    again, out = train(tmp_path, "again", [*base, "algo.iterations=1",
+                                           f"resume={first.checkpoint}"], capsys)
+    assert again.counters["iteration"] == 1 and "already reached its limit" in out
+    more, out = train(tmp_path, "more", [*base, "algo.iterations=3",
+                                         f"resume={first.checkpoint}"], capsys)
+    assert more.counters["iteration"] == 3
+    assert "resuming at iteration 1" in out and "runs to iteration 3\n" in out
+    # A time limit given alone replaces the checkpoint's iteration limit.
+    minutes = round(more.counters["seconds"] / 60 + 0.01, 3)
+    timed, out = train(tmp_path, "timed", [*base, f"algo.time_limit_minutes={minutes}",
+                                           f"resume={more.checkpoint}"], capsys)
+    assert f"runs to {minutes:g} minutes\n" in out and timed.counters["iteration"] > 3
+
+
+def test_time_only_runs_anneal_by_time(tmp_path):
+    from training.trainer import progress
+
+    class Limits:
+        iterations = None
+        time_limit_minutes = 2.0
+
+    assert progress(Limits, {"iteration": 50, "seconds": 60.0}) == 0.5
+
+
+def interrupted_run(tmp_path, args, wait_for: str):
+    """``python train.py args`` sent SIGINT once ``wait_for`` appears on its output, to its
+    whole process group, as a terminal's Ctrl-C is (the workers get it too)."""
+    process = subprocess.Popen([sys.executable, "train.py", *args], cwd=ROOT, text=True,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               start_new_session=True)
+    lines = []
+    deadline = time.monotonic() + 240
+    for line in process.stdout:
+        lines.append(line)
+        if wait_for in line:
+            os.killpg(process.pid, signal.SIGINT)
+            break
+        assert time.monotonic() < deadline, "".join(lines)
+    out, err = process.communicate(timeout=240)
+    return process.returncode, "".join(lines) + out, err
+
+
+CLI = [*ALPHAZERO, "runner=processes", "runner.workers=2", "algo.warm_start.games=0",
+       "algo.iterations=50"]
+
+
+def test_ctrl_c_writes_a_checkpoint_that_resumes_exactly(tmp_path):
+    code, out, err = interrupted_run(tmp_path, [*CLI, f"hydra.run.dir={tmp_path / 'a'}"],
+                                     wait_for="iter 1/50")
+    checkpoint = tmp_path / "a" / "checkpoints" / "last.pt"
+    assert code == 130, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    assert f"resume with python train.py resume={checkpoint}" in out
+    stopped = load_checkpoint(checkpoint)["counters"]["iteration"]
+    assert stopped >= 1
+    # The resumed run's weights equal those of a run that never stopped.
+    straight = subprocess.run([sys.executable, "train.py", *CLI, f"algo.iterations={stopped + 1}",
+                               f"hydra.run.dir={tmp_path / 'b'}"], cwd=ROOT, capture_output=True,
+                              text=True, timeout=300)
+    resumed = subprocess.run([sys.executable, "train.py", *CLI, f"algo.iterations={stopped + 1}",
+                              f"resume={checkpoint}", f"hydra.run.dir={tmp_path / 'c'}"],
+                             cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert straight.returncode == resumed.returncode == 0, resumed.stderr
+    a = load_checkpoint(tmp_path / "b" / "checkpoints" / "last.pt")["model"]["weights"]
+    b = load_checkpoint(tmp_path / "c" / "checkpoints" / "last.pt")["model"]["weights"]
+    for key, value in a.items():
+        torch.testing.assert_close(value, b[key], rtol=0, atol=0)
+
+
+def test_ctrl_c_in_the_warm_start_says_that_nothing_was_saved(tmp_path):
+    args = [*ALPHAZERO, "algo.warm_start.games=400", "algo.iterations=2",
+            f"hydra.run.dir={tmp_path / 'a'}"]
+    code, out, err = interrupted_run(tmp_path, args, wait_for="warm start:")
+    assert code == 130 and "Traceback" not in err, err
+    assert "interrupted during the warm start: nothing was saved" in out
+    assert not (tmp_path / "a" / "checkpoints" / "last.pt").exists()
+
+
+@pytest.mark.parametrize("override, message", [
+    ("algo.checkpoint.every=0", "algo.checkpoint.every=0: must be an integer >= 1"),
+    ("algo.time_limit_minutes=-1", "algo.time_limit_minutes=-1: must be a number > 0 or null"),
+    ("algo.selfplay.teacher_share=1.5", "teacher_share"),
+    ("algo.search.simulations=many", "algo.search.simulations='many': must be an integer"),
+    ("algo.eval.opponents=random", "algo.eval.opponents='random': must be a list of a string"),
+    ("seed=1.5", "seed=1.5: must be an integer"),
+    ("logger.mode=cloud", "logger.mode='cloud': must be one of offline, online, disabled"),
+    ("env.num_players=7", "num_players"),
+])
+def test_a_bad_config_is_one_line_before_any_folder_or_work(tmp_path, override, message):
+    folder = tmp_path / "run"
+    done = subprocess.run([sys.executable, "train.py", override, f"hydra.run.dir={folder}"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0], lines
+    assert not folder.exists() and not os.listdir(tmp_path)
+
+
+def test_an_unwritable_output_folder_is_one_clear_line(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    for script in ("train.py", "evaluate.py"):
+        done = subprocess.run([sys.executable, script, f"hydra.run.dir={blocker / 'run'}"],
+                              cwd=ROOT, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 2
+        lines = done.stderr.strip().splitlines()
+        assert lines == [f"error: cannot write the output folder {blocker / 'run'}: {blocker} "
+                         "is not a writable folder (Not a directory); choose another with "
+                         "hydra.run.dir=..."]
+
+
+def test_optional_outputs_that_fail_only_warn(tmp_path, monkeypatch):
+    """A broken chart or GIF writer costs the picture, not the evaluation's results."""
+    import arena.evaluation as evaluation
+
+    def broken(*args, **kwargs):
+        raise ImportError("matplotlib is broken")
+
+    monkeypatch.setattr(evaluation, "write_chart", broken)
+    monkeypatch.setattr(evaluation, "render_gif", broken)
+    config = evaluation.EvalConfig.from_dict({"agents": ["random", "heuristic"], "games": 2,
+                                              "gif_games": [0]})
+    env = {"name": "blockade", "rows": 8, "cols": 8, "max_turns": 10}
+    with pytest.warns(UserWarning, match="ratings chart skipped: ImportError: matplotlib"):
+        result = evaluation.run_evaluation(env, config, tmp_path)
+    assert (tmp_path / "results.json").is_file() and (tmp_path / "results.csv").is_file()
+    assert "chart" not in result.files and not any(k.startswith("gif") for k in result.files)
