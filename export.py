@@ -20,6 +20,8 @@ from omegaconf import DictConfig, OmegaConf
 def main(cfg: DictConfig) -> None:
     from policies.export import ExportConfig, export_checkpoint
 
+    if OmegaConf.is_missing(cfg, "checkpoint"):
+        sys.exit("error: which checkpoint? python export.py checkpoint=PATH")
     try:
         values = OmegaConf.to_container(cfg, resolve=True)
         files = export_checkpoint(ExportConfig(**values))

@@ -172,6 +172,7 @@ def build_metadata(payload: dict, checkpoint: Path, game, encoder, maps: ViewMap
     """The metadata of the module docstring of :mod:`policies.metadata`; ``example`` holds the
     greedy graph's inputs for ``states``, the reference positions."""
     features = payload["model"]["config"].get("features") or []
+    policy = payload["policy"]
     with torch.no_grad():
         logits, values = net(example["observation"])
     n = game.num_players
@@ -187,7 +188,9 @@ def build_metadata(payload: dict, checkpoint: Path, game, encoder, maps: ViewMap
         "values": {"layout": [f"seat (player + {k}) mod {n}" for k in range(n)],
                    "meaning": "values[k]: the predicted return, in (-1, 1), of seat "
                               "(player + k) mod num_players"},
-        "policy": dict(payload["policy"]),
+        "policy": {"simulations": int(policy["simulations"]),
+                   "temperature": float(policy.get("temperature", 0.0)),  # older: greedy
+                   "search": dict(policy.get("search") or {})},
         "graphs": GRAPHS,
         "training": {"algo": payload["algo"], "command": training_command(checkpoint),
                      "commit": payload.get("commit"), "config": payload["config"],

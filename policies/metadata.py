@@ -44,6 +44,10 @@ Bump one when what it writes changes: files exported before the bump fail on loa
 instead of playing on inputs their network never saw. A change nobody bumped is caught by the
 self-check on load, on the file's reference positions."""
 
+REQUIRED = ("game", "env_config", "encoder", "observation", "num_actions", "num_players",
+            "actions", "values", "policy", "self_check")
+"""Fields every file's metadata has (loading reads them)."""
+
 SELF_CHECK_TOLERANCE = 1e-4
 """Largest difference between the outputs stored at export and those of the loaded file on the
 same positions (onnxruntime and PyTorch agree to about 1e-6 on these networks)."""
@@ -85,6 +89,9 @@ def check_metadata(metadata, where: str, graph: str | None = None) -> None:
     if metadata.get("version") != VERSION:
         raise PolicyFileError(f"{where} has format version {metadata.get('version')}, this code "
                               f"reads version {VERSION}; export the checkpoint again")
+    missing = [key for key in REQUIRED if key not in metadata]
+    if missing:
+        raise PolicyFileError(f"{where} has incomplete metadata: no {', '.join(missing)}")
     if graph is not None and metadata.get("graph") != graph:
         raise PolicyFileError(f"{where} holds the {metadata.get('graph')} graph, not the "
                               f"{graph} graph")

@@ -18,7 +18,7 @@ import numpy as np
 from agents import make_agent
 from agents.heuristic import heuristic_for
 from arena.match import game_seeds, make_env_game, options_for
-from arena.records import GameRecord, load_records, render_gif, replay, save_records
+from arena.records import GameRecord, render_gif, replay, save_records
 from envs.core import CHANCE, IllegalActionError
 from policies.metadata import env_config_mismatch
 from search.puct import legal_softmax
@@ -150,10 +150,9 @@ class TerminalGame:
                                                     for s in range(self.game.num_players)),
                  "type a move, or help")
         self.roll_dice()
-        self.say(str(self.state))
+        self.show_position()
         while True:
             if self.state.is_terminal():
-                self.announce_end()
                 if not self.command(self.ask("game over; undo, save PATH, load PATH or quit")):
                     break
                 continue
@@ -171,9 +170,13 @@ class TerminalGame:
 
     def after_move(self) -> None:
         self.roll_dice()
-        self.say(str(self.state))
+        self.show_position()
 
-    def announce_end(self) -> None:
+    def show_position(self) -> None:
+        """The board, and the result once the game is over."""
+        self.say(str(self.state))
+        if not self.state.is_terminal():
+            return
         returns = self.state.returns()
         if self.state.is_truncated():
             result = "ended at the turn limit"
@@ -197,7 +200,7 @@ class TerminalGame:
             return False
         word, _, argument = line.partition(" ")
         handlers = {"help": self.show_help, "moves": self.show_moves, "hint": self.show_hint,
-                    "undo": self.undo, "board": lambda: self.say(str(self.state))}
+                    "undo": self.undo, "board": self.show_position}
         if word in handlers and not argument:
             handlers[word]()
         elif word in ("save", "load"):
@@ -243,7 +246,8 @@ class TerminalGame:
             self.say("nothing to undo: you have not moved yet")
             return
         self.restore(self.undo_points.pop())
-        self.say("took back your last move", str(self.state))
+        self.say("took back your last move")
+        self.show_position()
 
     def restore(self, length: int) -> None:
         """Back to the position after the first ``length`` actions."""
@@ -262,7 +266,8 @@ class TerminalGame:
         try:
             if word == "load":
                 self.load(path)
-                self.say(f"continuing from {path}", str(self.state))
+                self.say(f"continuing from {path}")
+                self.show_position()
             elif path.endswith(".gif"):
                 render_gif(self.record(), path, self.config.gif_frame_ms)
                 self.say(f"saved the game as an animation: {path}")
@@ -273,31 +278,46 @@ class TerminalGame:
             self.say(f"could not {word} {path}: {error}")
 
     def load(self, path: str) -> None:
-        """Continue from a record (``save``'s JSON, or one game of evaluate.py's games.jsonl)
-        or a single position (``state.to_dict()`` JSON); a ``ValueError`` says why a file does
-        not fit, and the game so far is kept."""
-        text = Path(path).read_text()
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError:
-            data = None
-        if isinstance(data, dict) and "actions" not in data:  # a single position
+        """Continue from a record (``save``'s JSON, or a one-game JSON lines file) or a single
+        position (``state.to_dict()`` JSON); an error says why a file does not fit, and the
+        game so far is kept."""
+        data = read_saved(path)
+        if "actions" not in data:  # a position
             state = self.game.state_from_dict(data)
             self.state, self.actions, self.positions = state, [], [state.to_dict()]
         else:
-            records = load_records(path)
-            if len(records) != 1:
-                raise ValueError(f"{path} holds {len(records)} game records, expected one")
-            record = records[0]
+            try:
+                record = GameRecord(**data)
+            except TypeError as error:
+                raise ValueError(f"{path} is not a game record ({error})") from None
             mismatch = env_config_mismatch(record.env_config, self.game)
             if mismatch:
                 raise ValueError(f"{path} was played {mismatch}: start play.py with the "
                                  f"record's env ({record.env_config})")
             *_, state = replay(record)
-            self.state, self.actions, self.positions = state, list(record.actions), list(
-                record.positions)
+            self.state = state
+            self.actions, self.positions = list(record.actions), list(record.positions)
         self.undo_points = []
         self.roll_dice()
+
+
+def read_saved(path: str) -> dict:
+    """The one JSON object in ``path``: a game record or a position, as one JSON document or
+    one line of JSON lines."""
+    if not Path(path).is_file():
+        raise FileNotFoundError(f"no saved game or position at {path}")
+    text = Path(path).read_text()
+    try:
+        entries = [json.loads(text)]
+    except json.JSONDecodeError:
+        try:
+            entries = [json.loads(line) for line in text.splitlines() if line.strip()]
+        except json.JSONDecodeError:
+            raise ValueError(f"{path} is not JSON: neither a saved game nor a position") from None
+    if len(entries) != 1 or not isinstance(entries[0], dict):
+        raise ValueError(f"{path} holds {len(entries)} entries, expected one game record or "
+                         "position")
+    return entries[0]
 
 
 def play(env_config: dict, config: PlayConfig, input: TextIO, output: TextIO) -> Sequence[float]:

@@ -141,13 +141,18 @@ def test_a_position_loads_and_a_record_of_another_game_is_refused(tmp_path):
     state.apply_action(state.string_to_action("c3-c5"))
     position = tmp_path / "position.json"
     position.write_text(json.dumps(state.to_dict()))
+    garbage = tmp_path / "garbage.json"
+    garbage.write_text("{not json")
     played, output = session(BLOCKADE, "undo", first_legal, f"save {tmp_path / 'g.json'}",
-                             f"load {tmp_path / 'missing.json'}", "quit",
+                             f"load {tmp_path / 'missing.json'}", f"load {garbage}", "quit",
                              agents=["human", "human"], load=str(position))
     played.run()
     assert played.positions[0] == json.loads(json.dumps(state.to_dict()))
-    assert "nothing to undo" in output.getvalue()
-    assert f"could not load {tmp_path / 'missing.json'}" in output.getvalue()
+    text = output.getvalue()
+    assert "nothing to undo" in text
+    assert f"could not load {tmp_path / 'missing.json'}: no saved game or position" in text
+    assert f"could not load {garbage}: {garbage} is not JSON" in text
+    assert len(played.actions) == 1  # a failed load keeps the game
     (record,) = load_records(tmp_path / "g.json")
     assert len(list(replay(record))) == 2  # a record may start from any position
 
