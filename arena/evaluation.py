@@ -17,6 +17,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from agents import make_agent
 from arena.match import MatchResult, make_env_game, options_for, play_match, rate
+from arena.media import best_effort
 from arena.records import render_gif, save_records
 from arena.report import (
     ratings_table,
@@ -143,18 +144,21 @@ def write_outputs(env_config: dict, config: EvalConfig, matches: Sequence[MatchR
     files = {"json": out_dir / "results.json", "csv": out_dir / "results.csv"}
     write_json(files["json"], env_config, dataclasses.asdict(config), matches, ratings)
     write_csv(files["csv"], matches)
-    if config.chart:
-        files["chart"] = out_dir / "ratings.png"
-        write_chart(files["chart"], f"{env_config['name']}: {config.games} games per lineup",
-                    matches, ratings)
     if config.save_records:
         files["records"] = out_dir / "games.jsonl"
         save_records([r for m in matches for r in m.records], files["records"])
+    if config.chart:
+        with best_effort("ratings chart"):
+            path = out_dir / "ratings.png"
+            write_chart(path, f"{env_config['name']}: {config.games} games per lineup",
+                        matches, ratings)
+            files["chart"] = path
     for m, match in enumerate(matches):
         for index in config.gif_games:
-            key = f"gif {m}.{index}"
-            files[key] = render_gif(match.games[index].record,
-                                    out_dir / f"lineup{m}_game{index}.gif", config.gif_frame_ms)
+            with best_effort(f"GIF of lineup {m}, game {index}"):
+                files[f"gif {m}.{index}"] = render_gif(
+                    match.games[index].record, out_dir / f"lineup{m}_game{index}.gif",
+                    config.gif_frame_ms)
     return files
 
 
@@ -177,10 +181,11 @@ def log_to_wandb(logger: dict, run_config: dict, evaluation: Evaluation) -> None
                                     data=[[r.name, r.rating, r.low, r.high]
                                           for r in evaluation.ratings])})
     for name, path in evaluation.files.items():
-        if name == "chart":
-            run.log({"chart": wandb.Image(str(path))})
-        elif name.startswith("gif"):
-            run.log({name.replace(" ", "_"): wandb.Video(str(path), format="gif")})
+        with best_effort(f"W&B media {path}"):
+            if name == "chart":
+                run.log({"chart": wandb.Image(str(path))})
+            elif name.startswith("gif"):
+                run.log({name.replace(" ", "_"): wandb.Video(str(path), format="gif")})
     for r in evaluation.ratings:
         run.summary[f"rating/{r.name}"] = r.rating
     run.finish()

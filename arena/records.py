@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import envs
+from arena.media import write_gif
 
 
 @dataclass
@@ -72,13 +73,6 @@ def render_gif(record: GameRecord, path: str | Path, frame_ms: int = 400,
                final_frame_ms: int = 2000) -> Path:
     """An animated GIF of a recorded game drawn with the game's own ``draw``: one frame per
     decision position (dice rolls are shown in the position after them) and the final one."""
-    from PIL import Image
-
     draw = envs.game_module(record.env_config["name"]).draw
-    states = [s for s in replay(record) if not s.is_chance_node()]
-    frames = [Image.fromarray(draw(s)) for s in states]
-    durations = [frame_ms] * (len(frames) - 1) + [final_frame_ms]
-    path = Path(path)
-    frames[0].save(path, save_all=True, append_images=frames[1:], duration=durations, loop=0,
-                   optimize=False)
-    return path
+    frames = [draw(s) for s in replay(record) if not s.is_chance_node()]
+    return write_gif(frames, path, frame_ms, final_frame_ms)

@@ -88,7 +88,8 @@ def winner_returns(num_players: int, winners: list[int]) -> np.ndarray:
 def check_action(action: Any, num_actions: int) -> int:
     """An action as a plain int, accepting numpy integers; anything else is illegal input."""
     if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-        raise IllegalActionError(f"action must be an integer, got {action!r}")
+        raise IllegalActionError(f"action must be an integer in 0..{num_actions - 1}, got "
+                                 f"{action!r} ({type(action).__name__})")
     action = int(action)
     if not 0 <= action < num_actions:
         raise IllegalActionError(f"action {action} is out of range 0..{num_actions - 1}")
@@ -242,7 +243,13 @@ for _name in ("agent_selection", "agents", "rewards", "terminations", "truncatio
 
 
 class NamedIllegalMoveWrapper(DirectAttributes, wrappers.TerminateIllegalWrapper):
-    """PettingZoo's TerminateIllegalWrapper, whose warning also names the illegal move."""
+    """PettingZoo's TerminateIllegalWrapper, whose warning also names the illegal move.
+
+    An action that is not an action at all (not an integer, a bool, ``None`` for an agent still
+    to move, or outside ``0..num_actions-1``) raises :class:`IllegalActionError` (a
+    ``ValueError`` naming it) and changes nothing; a legal-looking number that the rules forbid
+    ends the game with ``illegal_reward`` for the offender. Both hold under ``python -O``,
+    unlike PettingZoo's ``AssertOutOfBoundsWrapper``, which this replaces."""
 
     def __init__(self, env: AECEnv, illegal_reward: float):
         super().__init__(env, illegal_reward)
@@ -250,19 +257,15 @@ class NamedIllegalMoveWrapper(DirectAttributes, wrappers.TerminateIllegalWrapper
 
     def step(self, action) -> None:
         agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            super().step(action)  # PettingZoo's dead step: only None is accepted
+            return
+        action = check_action(action, self.env.unwrapped.game.num_actions)
         if self._prev_obs is None:
             self.observe(agent)
-        if (
-            not self.terminations[agent]
-            and not self.truncations[agent]
-            and not self._prev_obs["action_mask"][action]
-        ):
-            state = self.env.unwrapped.game_state
-            try:
-                name = state.action_to_string(int(action))
-            except ValueError:
-                name = "?"
-            warnings.warn(f"{agent} played illegal action {int(action)} ({name}); the game ends "
+        if not self._prev_obs["action_mask"][action]:
+            name = self.env.unwrapped.game_state.action_to_string(action)
+            warnings.warn(f"{agent} played illegal action {action} ({name}); the game ends "
                           f"with {self._illegal_value} for {agent}", stacklevel=2)
         super().step(action)
 
@@ -291,16 +294,8 @@ def load_font(size: int):
 
 def wrap(raw: BoardGameEnv) -> AECEnv:
     """The wrappers of PettingZoo's classic board games: illegal moves end the game (−1 for the
-    offender), out-of-range actions assert, and the AEC call order is enforced."""
-    env = NamedIllegalMoveWrapper(raw, illegal_reward=-1)
-    env = AssertOutOfBounds(env)
-    return OrderEnforcing(env)
-
-
-class AssertOutOfBounds(DirectAttributes, wrappers.AssertOutOfBoundsWrapper):
-    def __init__(self, env: AECEnv):
-        super().__init__(env)
-        self._bind_raw_env()
+    offender), non-actions raise ``ValueError``, and the AEC call order is enforced."""
+    return OrderEnforcing(NamedIllegalMoveWrapper(raw, illegal_reward=-1))
 
 
 class OrderEnforcing(DirectAttributes, wrappers.OrderEnforcingWrapper):

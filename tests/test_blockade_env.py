@@ -191,7 +191,7 @@ def test_position_round_trip_and_action_text_round_trip():
 
 BASE = {"game": "blockade", "num_players": 2, "rows": 14, "cols": 11,
         "pawns": [[[2, 2], [3, 3]], [[11, 8], [10, 7]]], "walls": [["V", 5, 4]],
-        "walls_left": [[9, 9], [9, 9]], "to_move": 0, "phase": "move", "turn": 0}
+        "walls_left": [[8, 9], [9, 9]], "to_move": 0, "phase": "move", "turn": 0}
 
 
 @pytest.mark.parametrize("change, message", [
@@ -206,6 +206,8 @@ BASE = {"game": "blockade", "num_players": 2, "rows": 14, "cols": 11,
     ({"walls": [["D", 5, 4]]}, "'V' or 'H'"),
     ({"walls": [["V", 14, 4]]}, "interior"),
     ({"walls_left": [[9, -1], [9, 9]]}, "walls_left"),
+    ({"walls_left": [[8, 10], [9, 9]]}, "impossible horizontal wall supply"),
+    ({"walls_left": [[9, 9], [9, 9]]}, r"impossible vertical wall supply: 1 placed"),
     ({"to_move": 2}, "to_move"),
     ({"phase": "jump"}, "phase"),
     ({"turn": -3}, "turn"),

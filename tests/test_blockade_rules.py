@@ -9,12 +9,17 @@ from envs.core import TERMINAL, IllegalActionError
 
 
 def position(pawns, walls=(), to_move=0, phase="move", turn=0, walls_left=None, n=2):
-    """A position dict with pawns given in text notation, e.g. [["c3", "d4"], ["i12", "h11"]]."""
+    """A position dict with pawns given in text notation, e.g. [["c3", "d4"], ["i12", "h11"]].
+    The placed walls come out of the players' supplies in turn unless ``walls_left`` is given."""
+    if walls_left is None:
+        walls_left = [[9, 9] for _ in range(n)]
+        for i, (orientation, _, _) in enumerate(walls):
+            walls_left[i % n]["VH".index(orientation)] -= 1
     return {
         "game": "blockade", "num_players": n, "rows": 14, "cols": 11,
         "pawns": [[list(parse_cell(sq, 14, 11)) for sq in pair] for pair in pawns],
         "walls": [list(w) for w in walls],
-        "walls_left": walls_left if walls_left is not None else [[9, 9]] * n,
+        "walls_left": walls_left,
         "to_move": to_move, "phase": phase, "turn": turn,
     }
 

@@ -35,3 +35,47 @@ def test_make_game_by_name_and_clear_errors():
         envs.make_game("chess")
     with pytest.raises(TypeError, match="colour"):
         envs.make_game("blockade", colour="red")
+
+
+
+@pytest.mark.parametrize("game", ["blockade", "barricade", "nobles"])
+@pytest.mark.parametrize("optimized", [False, True], ids=["python", "python -O"])
+def test_env_step_rejects_non_actions_with_a_value_error_naming_them(game, optimized):
+    """Whatever the wrappers, a value that is not an action raises a ValueError that names it
+    and leaves the game as it was; also under ``python -O`` (no assert does the checking)."""
+    import subprocess
+    import sys
+
+    script = f"""
+import numpy as np
+import envs
+env = envs.game_module({game!r}).env()
+env.reset(seed=0)
+before = env.unwrapped.game_state.to_dict()
+for bad in [10**9, -1, 3.7, True, np.bool_(False), "5", None, 1.0]:
+    try:
+        env.step(bad)
+    except ValueError as error:
+        assert repr(bad) in str(error), (bad, str(error))
+    else:
+        raise SystemExit(f"no error for {{bad!r}}")
+    assert env.unwrapped.game_state.to_dict() == before
+    assert not any(env.terminations.values())
+legal = int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0])
+env.step(legal)
+print("ok")
+"""
+    flags = ["-O"] if optimized else []
+    done = subprocess.run([sys.executable, *flags, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
+
+
+def test_dead_agent_steps_take_only_none():
+    env = envs.game_module("blockade").env(max_turns=1)
+    env.reset(seed=0)
+    while not all(env.truncations.values()) and not all(env.terminations.values()):
+        mask = env.observe(env.agent_selection)["action_mask"]
+        env.step(int(np.flatnonzero(mask)[0]))
+    with pytest.raises(ValueError, match="None"):
+        env.step(0)
+    env.step(None)

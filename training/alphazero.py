@@ -302,9 +302,9 @@ class AlphaZero:
     def _evaluate(self, opponents, games: int, step: int) -> dict:
         results = evaluate(self.policy(), self.env_config, opponents, games,
                            self.algo.eval.seed)
-        if self.logger.enabled and self.last_records:
-            self.logger.log_game("games/selfplay",
-                                 game_frames(self.env_config, self.last_records[0].actions),
+        if self.last_records:
+            actions = self.last_records[0].actions
+            self.logger.log_game("games/selfplay", lambda: game_frames(self.env_config, actions),
                                  step=step)
         return metrics(results)
 

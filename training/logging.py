@@ -5,9 +5,12 @@ and sample games as GIFs. ``mode: disabled`` never imports wandb (tests stay fas
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
+
+from arena.media import best_effort, write_gif
 
 
 class RunLogger:
@@ -36,24 +39,26 @@ class RunLogger:
         if self.run is not None and metrics:
             self.run.log(metrics, step=step)
 
-    def log_game(self, key: str, frames: list[np.ndarray], step: int, fps: int = 2) -> Path | None:
-        """Write a game as a GIF in the run folder and log it (only when logging is on)."""
-        if self.run is None or not frames:
+    def log_game(self, key: str, frames: Callable[[], Sequence[np.ndarray]], step: int,
+                 fps: int = 2) -> Path | None:
+        """Draw a game (``frames()``, called only when logging is on), write it as a GIF in the
+        run folder and log it; a failure is a warning (:func:`arena.media.best_effort`)."""
+        if self.run is None:
             return None
-        import imageio.v2 as imageio
-
         path = self.run_dir / "games" / f"{key.replace('/', '_')}_{step}.gif"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        imageio.mimsave(path, frames, duration=1000 / fps, loop=0)
-        self.run.log({key: self._wandb.Video(str(path), format="gif")}, step=step)
-        return path
+        with best_effort(f"GIF {path}"):
+            write_gif(frames(), path, 1000 // fps)
+            self.run.log({key: self._wandb.Video(str(path), format="gif")}, step=step)
+            return path
+        return None
 
     def log_checkpoint(self, path: str | Path, name: str, metadata: dict | None = None) -> None:
         if self.run is None:
             return
-        artifact = self._wandb.Artifact(name, type="model", metadata=metadata or {})
-        artifact.add_file(str(path))
-        self.run.log_artifact(artifact)
+        with best_effort(f"W&B artifact of {path}"):
+            artifact = self._wandb.Artifact(name, type="model", metadata=metadata or {})
+            artifact.add_file(str(path))
+            self.run.log_artifact(artifact)
 
     def summary(self, values: dict) -> None:
         if self.run is not None:

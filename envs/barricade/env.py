@@ -53,6 +53,8 @@ actions of the agent to move (all zeros for the other). Actions are in board coo
 **Rewards.** At the end only: the higher score +1, the other -1; equal scores 0. The game
 always terminates (never truncates). An illegal action under `env()` ends the game with -1 for
 the offender (PettingZoo's TerminateIllegalWrapper); `raw_env.step` raises `IllegalActionError`.
+A value that is no action at all (not an integer in range, a bool, `None` while the agent is
+to move) raises `IllegalActionError`, a `ValueError` naming it, and changes nothing.
 
 **Options.** Config `variant` (`standard` | `capture` | `intercept` | `breakthrough`),
 `sweep_turns`, `max_turns`. `reset(seed=..., options={"position": d})` starts from a position

@@ -590,6 +590,14 @@ class State:
         ):
             raise ValueError(f"walls_left must be {n} pairs [vertical, horizontal] of counts >= 0")
         state.walls_left = [int(v) for s in supplies for v in s]
+        supply = game.walls_per_orientation
+        for o, name in enumerate(("vertical", "horizontal")):
+            left = state.walls_left[o::2]
+            placed = sum(game.wall_of_index(w)[0] == o for w in state.walls)
+            if max(left) > supply or placed + sum(left) > n * supply:
+                raise ValueError(
+                    f"impossible {name} wall supply: {placed} placed and {left} left, but the "
+                    f"game has {supply} per player ({n * supply} in all)")
         to_move, phase, turn = position["to_move"], position["phase"], position["turn"]
         if not (_is_count(to_move) and to_move < n):
             raise ValueError(f"to_move must be a player 0..{n - 1}, got {to_move!r}")

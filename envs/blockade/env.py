@@ -38,7 +38,9 @@ coordinates; `Encoder.view_to_board_actions(player)` maps a network's view actio
 **Rewards.** At the end only: the winner +1, everyone else -1/(n-1); draws 0. Reaching
 `max_turns` (default 100 * n turns) truncates the episode with rewards 0. An illegal action
 under `env()` ends the game with -1 for the offender (PettingZoo's TerminateIllegalWrapper);
-`raw_env.step` raises `IllegalActionError`.
+`raw_env.step` raises `IllegalActionError`. A value that is no action at all (not an integer
+in range, a bool, `None` while the agent is to move) raises `IllegalActionError`, a
+`ValueError` naming it, and changes nothing.
 
 **Options.** `reset(seed=..., options={"position": d})` starts from a position dict
 (`state.to_dict()` format). `render_mode="ansi"` returns the text board, `"rgb_array"` an image.

@@ -54,7 +54,9 @@ penalty, captures and Home points, and any passed rolls after it). `"rgb_array"`
 
 Zero until the end; then the combat scores decide: a sole winner gets +1, the others
 −1/(n−1); `w` tied winners get (n−w)/(w·(n−1)) each; all tied is 0 for everyone. An illegal
-action ends the game with −1 for the offender (PettingZoo's TerminateIllegalWrapper).
+action ends the game with −1 for the offender (PettingZoo's TerminateIllegalWrapper). A value
+that is no action at all (not an integer in range, a bool, `None` while the agent is to move)
+raises `IllegalActionError`, a `ValueError` naming it, and changes nothing.
 
 ### Version history
 
