@@ -15,14 +15,7 @@ import numpy as np
 import onnx
 import pytest
 import torch
-
-from agents import make_agent, parse_spec
-from arena.match import make_env_game, play_match
-from models.features import make_encoder
-from policies.export import ExportConfig, training_command
-from policies.metadata import FORMAT, METADATA_KEY, TORCHSCRIPT_METADATA, PolicyFileError
-from policies.onnx_policy import OnnxAgent, OnnxPolicy
-from tests.policy_files import (
+from policy_files import (
     GAME_CONFIGS,
     ROOT,
     config_id,
@@ -32,6 +25,13 @@ from tests.policy_files import (
     sidecar,
     tiny_checkpoint,
 )
+
+from agents import make_agent, parse_spec
+from arena.match import make_env_game, play_match
+from models.features import make_encoder
+from policies.export import ExportConfig, training_command
+from policies.metadata import FORMAT, METADATA_KEY, TORCHSCRIPT_METADATA, PolicyFileError
+from policies.onnx_policy import OnnxAgent, OnnxPolicy
 from training.checkpoint import build_model, load_checkpoint
 
 POSITIONS = 200

@@ -11,11 +11,11 @@ import sys
 
 import pytest
 from PIL import Image
+from policy_files import ROOT, exported
 
 from arena import load_records, replay
 from arena.match import make_env_game
 from policies.terminal import PlayConfig, TerminalGame
-from tests.policy_files import ROOT, exported
 
 NOBLES = {"name": "nobles", "num_players": 2}
 BLOCKADE = {"name": "blockade", "num_players": 2, "rows": 8, "cols": 8, "max_turns": 60}
@@ -95,12 +95,13 @@ def test_undo_takes_back_the_move_and_the_agents_reply():
     assert "nothing to undo: you have not moved yet" in output.getvalue()
 
 
-def test_hints_come_from_a_network_agent_with_its_value():
-    path = exported(NOBLES)["network.onnx"]
-    game, output = session(NOBLES, "hint", "quit", agents=["human", f"onnx:{path}"],
-                           hint_moves=3)
+@pytest.mark.parametrize("kind", ["onnx", "checkpoint"])
+def test_hints_come_from_a_network_agent_with_its_value(kind):
+    files = exported(NOBLES)
+    spec = f"{kind}:{files['network.onnx' if kind == 'onnx' else 'checkpoint']}"
+    game, output = session(NOBLES, "hint", "quit", agents=["human", spec], hint_moves=3)
     game.run()
-    lines = output.getvalue().split(f"hint from onnx:{path}: value for you ")[1].splitlines()
+    lines = output.getvalue().split(f"hint from {spec}: value for you ")[1].splitlines()
     assert -1.0 <= float(lines[0].split()[0]) <= 1.0
     ranked = [line.split() for line in lines[1:4]]
     assert [r[0] for r in ranked] == ["1.", "2.", "3."]

@@ -3,7 +3,7 @@
 import re
 from pathlib import Path
 
-from tests.policy_files import copy_exported
+from policy_files import copy_exported
 
 README = Path(__file__).parents[1] / "README.md"
 
