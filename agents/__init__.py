@@ -1,6 +1,7 @@
 """Agents that play any game of :mod:`envs` through one interface (:class:`agents.base.Agent`):
-``random``, ``heuristic`` (one per game), ``mcts`` (plain UCT) and ``checkpoint:PATH`` (a trained
-policy). :func:`make_agent` builds one from a spec string."""
+``random``, ``heuristic`` (one per game), ``mcts`` (plain UCT), ``checkpoint:PATH`` (a trained
+policy) and ``onnx:PATH`` (an exported one, :mod:`policies.onnx_policy`). :func:`make_agent`
+builds one from a spec string."""
 
 from __future__ import annotations
 
@@ -12,31 +13,44 @@ from agents.heuristic import HeuristicAgent
 from agents.mcts import MCTSAgent
 from agents.random_agent import RandomAgent
 
-AGENT_NAMES = ("random", "heuristic", "mcts", "checkpoint:PATH")
+AGENT_NAMES = ("random", "heuristic", "mcts", "checkpoint:PATH", "onnx:PATH")
 
 
 def parse_spec(spec: str) -> tuple[str, dict]:
     """``"mcts:simulations=1000,rollout=random"`` -> ``("mcts", {...})``; a checkpoint's text
-    after the colon is its path, kept whole as option ``path``."""
+    after the colon is its path, kept whole as option ``path``; an onnx file's path may be
+    followed by ``:options`` (``onnx:PATH:sims=200``)."""
     name, _, rest = spec.partition(":")
     if name == "checkpoint":
         if not rest:
             raise ValueError("checkpoint agent needs a path: checkpoint:PATH")
         return name, {"path": rest}
+    if name == "onnx":
+        path, sep, tail = rest.rpartition(":")
+        if not (sep and "=" in tail):
+            path, tail = rest, ""
+        if not path:
+            raise ValueError("onnx agent needs a path: onnx:PATH or onnx:PATH:sims=200")
+        return name, {**_parse_options(spec, tail), "path": path}
+    return name, _parse_options(spec, rest)
+
+
+def _parse_options(spec: str, text: str) -> dict:
+    """``"simulations=1000,rollout=random"`` -> ``{"simulations": 1000, ...}`` (YAML values)."""
     options = {}
-    for item in filter(None, rest.split(",")):
+    for item in filter(None, text.split(",")):
         key, sep, value = item.partition("=")
         if not sep or not key:
             raise ValueError(f"agent spec {spec!r}: options are written key=value, got {item!r}")
         options[key.strip()] = yaml.safe_load(value)
-    return name, options
+    return options
 
 
 def make_agent(spec: str, game, **options) -> Agent:
-    """An agent for ``game`` from a spec: ``random``, ``heuristic``, ``mcts`` or
-    ``checkpoint:PATH``, optionally with inline options (``mcts:simulations=1000``) that take
-    precedence over ``options``. Unknown names and options are a ``ValueError`` saying what is
-    valid."""
+    """An agent for ``game`` from a spec: ``random``, ``heuristic``, ``mcts``,
+    ``checkpoint:PATH`` or ``onnx:PATH``, optionally with inline options
+    (``mcts:simulations=1000``) that take precedence over ``options``. Unknown names and
+    options are a ``ValueError`` saying what is valid."""
     name, inline = parse_spec(spec)
     options = {**options, **inline}
     if name == "checkpoint":
@@ -44,6 +58,10 @@ def make_agent(spec: str, game, **options) -> Agent:
         if options:
             raise ValueError(f"checkpoint agents take no options, got {', '.join(options)}")
         return CheckpointAgent(path, game)
+    if name == "onnx":
+        from policies.onnx_policy import OnnxAgent  # onnxruntime loads only when asked for
+
+        return OnnxAgent(options.pop("path"), game, **options)
     builders = {"random": RandomAgent, "heuristic": HeuristicAgent, "mcts": MCTSAgent}
     if name not in builders:
         raise ValueError(f"unknown agent {spec!r}; valid agents: {', '.join(AGENT_NAMES)}")

@@ -39,3 +39,7 @@ class CheckpointAgent:
 
     def act(self, state) -> int:
         return self._policy.act(state)
+
+    def evaluate(self, states):
+        """The network's board logits and values per seat (``play.py``'s hints)."""
+        return self._policy.evaluator(states)

@@ -49,14 +49,13 @@ def _plain(position: dict) -> dict:
 
 
 def replay(record: GameRecord) -> Iterator:
-    """The states of a recorded game, from the start to the end, rebuilt by applying its actions.
-    A ``ValueError`` names the first step where the rules disagree with the record."""
+    """The states of a recorded game, from its first position (the start, or any position a
+    game was continued from) to the end, rebuilt by applying its actions. A ``ValueError`` names
+    the first step where the rules disagree with the record."""
     if len(record.positions) != len(record.actions) + 1:
         raise ValueError(f"record has {len(record.actions)} actions but "
                          f"{len(record.positions)} positions (expected one more)")
-    state = record.make_game().new_initial_state()
-    if _plain(state.to_dict()) != _plain(record.positions[0]):
-        raise ValueError("record's first position is not the game's initial position")
+    state = record.make_game().state_from_dict(record.positions[0])
     yield state.clone()
     for step, (action, position) in enumerate(
             zip(record.actions, record.positions[1:], strict=True), start=1):

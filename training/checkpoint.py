@@ -25,7 +25,9 @@ import envs
 from models.evaluator import NetworkEvaluator
 from models.features import make_encoder
 from models.nets import ActionLayout, ModelConfig, action_layout, build_network
-from search.puct import SearchConfig, search
+from policies.acting import choose_action
+from policies.metadata import env_config_mismatch
+from search.puct import SearchConfig
 from training.config import from_mapping, to_mapping
 
 FORMAT = "boardgame-rl-checkpoint"
@@ -185,9 +187,6 @@ class Policy:
         self.simulations = simulations
         self.temperature = temperature
         self.search_config = search_config or SearchConfig()
-        if simulations:
-            self.search_config = SearchConfig(**{**to_mapping(self.search_config),
-                                                 "simulations": simulations})
         encoder = make_encoder(game, features)
         self.evaluator = NetworkEvaluator(net, encoder, game.num_players)
         self.rng = np.random.default_rng(0)
@@ -201,35 +200,15 @@ class Policy:
                 "temperature": self.temperature}
 
     def act(self, state) -> int:
-        mask = state.legal_actions_mask()
-        legal = np.flatnonzero(mask)
-        if len(legal) == 1:
-            return int(legal[0])
-        if not self.simulations:
-            logits, _ = self.evaluator([state])
-            scores = logits[0][legal].astype(np.float64)
-            if not self.temperature:
-                return int(legal[np.argmax(scores)])
-            weights = np.exp((scores - scores.max()) / self.temperature)
-            return int(legal[self.rng.choice(len(legal), p=weights / weights.sum())])
-        result = search([state], self.evaluator, self.search_config, [self.rng],
-                        add_noise=False)[0]
-        if result.selected is not None:
-            return result.selected
-        return int(result.actions[np.argmax(result.visits)])
+        return choose_action(state, self.evaluator, self.rng, self.simulations, self.temperature,
+                             self.search_config)
 
 
 def check_env_config(env_config: dict, game, where: str) -> None:
     """``game`` must be the game ``env_config`` describes (defaults resolved on both sides)."""
-    config = dict(env_config)
-    name = config.pop("name", None)
-    if name != game.name:
-        raise CheckpointError(f"{where} was trained on {name!r}, not {game.name!r}")
-    trained = envs.make_game(name, **config)
-    for field in config:
-        if getattr(trained, field) != getattr(game, field):
-            raise CheckpointError(f"{where} was trained with {field}={getattr(trained, field)!r}"
-                                  f" but the game has {field}={getattr(game, field)!r}")
+    mismatch = env_config_mismatch(env_config, game)
+    if mismatch:
+        raise CheckpointError(f"{where} was trained {mismatch}")
 
 
 def load_policy(path: str | Path, game=None) -> Policy:

@@ -1,0 +1,35 @@
+"""Export a trained policy for use outside this code:
+
+    python export.py checkpoint=outputs/train/blockade/<run>/checkpoints/last.pt
+
+writes ONNX and TorchScript files of the network and of a masked greedy policy, with their
+metadata (game, rules, encoder, action mapping, how the run was trained), into an export/
+folder beside the checkpoint. ``policies/onnx_policy.py`` runs the ONNX file without torch,
+and ``onnx:PATH`` is an agent spec. Settings: configs/export.yaml; guide: docs/export.md.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import hydra
+from omegaconf import DictConfig, OmegaConf
+
+
+@hydra.main(version_base="1.3", config_path="configs", config_name="export")
+def main(cfg: DictConfig) -> None:
+    from policies.export import ExportConfig, export_checkpoint
+
+    if OmegaConf.is_missing(cfg, "checkpoint"):
+        sys.exit("error: which checkpoint? python export.py checkpoint=PATH")
+    try:
+        values = OmegaConf.to_container(cfg, resolve=True)
+        files = export_checkpoint(ExportConfig(**values))
+    except (ValueError, TypeError) as error:  # CheckpointError is a ValueError
+        sys.exit(f"error: {error}")
+    for kind, path in files.items():
+        print(f"{kind:20} {path}")
+
+
+if __name__ == "__main__":
+    main()

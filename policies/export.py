@@ -1,0 +1,302 @@
+"""Export a checkpoint's network for use outside this code (``export.py`` drives it): ONNX and
+TorchScript files of two graphs, each with the metadata of :mod:`policies.metadata`.
+
+- ``NAME.onnx`` / ``NAME.torchscript.pt``: the network, ``observation [B, *shape] float32 ->
+  logits [B, A], values [B, n]`` (view actions, relative seats).
+- ``NAME.greedy.onnx`` / ``NAME.greedy.torchscript.pt``: ``observation, action_mask [B, A]
+  int8 (board actions, the env's mask), player [B] int64 -> action [B] int64``, the legal
+  board action with the largest logit: the action mapping is inside the graph.
+- ``NAME.json``: the metadata, with the file names.
+
+ONNX comes from the ``torch.export``-based exporter (``torch.onnx.export(dynamo=True)``, which
+needs onnxscript), the one PyTorch maintains; the batch axis is dynamic. TorchScript is
+deprecated upstream but still what libtorch (C++) loads. Every file is written to a temporary
+name and renamed, so a failed export never leaves a half-written file under a real name.
+"""
+
+from __future__ import annotations
+
+import datetime
+import io
+import json
+import logging
+import os
+import shlex
+import subprocess
+import tempfile
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import onnx
+import torch
+import yaml
+from torch import nn
+
+from models.features import make_encoder
+from models.views import ViewMaps
+from policies.metadata import (
+    FORMAT,
+    METADATA_KEY,
+    TORCHSCRIPT_METADATA,
+    VERSION,
+    encoder_description,
+)
+from training.checkpoint import build_model, load_checkpoint, make_env_game
+
+FORMATS = ("onnx", "torchscript", "both")
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@dataclass(frozen=True)
+class ExportConfig:
+    """``configs/export.yaml`` (every field explained there)."""
+
+    checkpoint: str
+    format: str = "both"
+    out_dir: str | None = None
+    name: str | None = None
+    opset: int = 21
+    reference_positions: int = 4
+    seed: int = 0
+
+    def __post_init__(self):
+        if self.format not in FORMATS:
+            raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {self.format!r}")
+        if self.reference_positions < 2:
+            raise ValueError("reference_positions must be at least 2 (they are also the "
+                             f"example batch the graphs are traced with), got "
+                             f"{self.reference_positions}")
+
+
+class GreedyPolicy(nn.Module):
+    """The network's most likely legal action in board numbering: view logits gathered into
+    board order for the acting seat, illegal actions masked out, argmax."""
+
+    def __init__(self, net: nn.Module, maps: ViewMaps):
+        super().__init__()
+        self.net = net
+        # board_to_view[player, board_action] = the view action the network scores it under.
+        self.register_buffer("board_to_view", torch.as_tensor(maps.inverse, dtype=torch.long))
+
+    def choose(self, logits: torch.Tensor, action_mask: torch.Tensor,
+               player: torch.Tensor) -> torch.Tensor:
+        board = logits.gather(1, self.board_to_view.index_select(0, player))
+        return board.masked_fill(action_mask == 0, float("-inf")).argmax(dim=1)
+
+    def forward(self, observation: torch.Tensor, action_mask: torch.Tensor,
+                player: torch.Tensor) -> torch.Tensor:
+        return self.choose(self.net(observation)[0], action_mask, player)
+
+
+class BothGraphs(nn.Module):
+    """The greedy policy's action with the network's outputs beside it: the ONNX exporter
+    traces this once (it takes seconds per trace), and both graphs are cut out of the result."""
+
+    def __init__(self, greedy: GreedyPolicy):
+        super().__init__()
+        self.greedy = greedy
+
+    def forward(self, observation: torch.Tensor, action_mask: torch.Tensor,
+                player: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        logits, values = self.greedy.net(observation)
+        return self.greedy.choose(logits, action_mask, player), logits, values
+
+
+GRAPHS = {
+    "network": {
+        "inputs": {"observation": "float32 [batch, *observation.shape]: the acting seat's view"},
+        "outputs": {"logits": "float32 [batch, num_actions]: policy logits over view actions",
+                    "values": "float32 [batch, num_players]: predicted returns, relative seats"}},
+    "greedy": {
+        "inputs": {"observation": "float32 [batch, *observation.shape]: the acting seat's view",
+                   "action_mask": "int8 [batch, num_actions]: 1 for the legal board actions "
+                                  "(the env's action_mask)",
+                   "player": "int64 [batch]: the acting seat, whose view the observation is"},
+        "outputs": {"action": "int64 [batch]: the legal board action with the largest logit"}},
+}
+
+
+def reference_positions(game, count: int, seed: int) -> list:
+    """``count`` decision positions of one seeded random game, spread over it (the start
+    first), for the self-check and as the example batch of the export."""
+    rng = np.random.default_rng(seed)
+    state, decisions = game.new_initial_state(), []
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes, probs = zip(*state.chance_outcomes(), strict=True)
+            state.apply_action(outcomes[rng.choice(len(outcomes), p=probs)])
+            continue
+        decisions.append(state.clone())
+        actions = state.legal_actions()
+        state.apply_action(actions[rng.integers(len(actions))])
+    picks = np.linspace(0, len(decisions) - 1, min(count, len(decisions))).round().astype(int)
+    return [decisions[i] for i in picks]
+
+
+def git_commit() -> str | None:
+    """The commit of this code (``+dirty`` with uncommitted changes), if it is a git checkout."""
+    try:
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True,
+                                text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain"], cwd=ROOT, capture_output=True,
+                               text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return commit + ("+dirty" if dirty else "")
+
+
+def training_command(checkpoint: Path) -> str | None:
+    """``python train.py`` with the overrides Hydra recorded in the checkpoint's run folder
+    (``<run>/checkpoints/last.pt`` -> ``<run>/.hydra/overrides.yaml``), if that is there."""
+    overrides = checkpoint.resolve().parent.parent / ".hydra" / "overrides.yaml"
+    if not overrides.is_file():
+        return None
+    return " ".join(["python", "train.py", *map(shlex.quote, yaml.safe_load(overrides.read_text())
+                                                or [])])
+
+
+def last_figures(history: list[dict]) -> dict | None:
+    """The run's last periodic evaluation (``eval/...`` metrics and their iteration)."""
+    for entry in reversed(history or []):
+        figures = {k: v for k, v in entry.items() if k.startswith("eval/")}
+        if figures:
+            return {"iteration": entry.get("iteration"), **figures}
+    return None
+
+
+def build_metadata(payload: dict, checkpoint: Path, game, encoder, maps: ViewMaps,
+                   net: nn.Module, states: list, example: dict[str, torch.Tensor],
+                   opset: int) -> dict:
+    """The metadata of the module docstring of :mod:`policies.metadata`; ``example`` holds the
+    greedy graph's inputs for ``states``, the reference positions."""
+    features = payload["model"]["config"].get("features") or []
+    policy = payload["policy"]
+    with torch.no_grad():
+        logits, values = net(example["observation"])
+    n = game.num_players
+    return {
+        "format": FORMAT, "version": VERSION,
+        "game": game.name, "env_config": dict(payload["env_config"]),
+        "encoder": encoder_description(game.name, features),
+        "observation": {"shape": [int(d) for d in encoder.shape], "dtype": "float32"},
+        "num_actions": int(game.num_actions), "num_players": n,
+        "actions": {"view_to_board": maps.perms.tolist(),
+                    "meaning": "the observation of seat `player` is in that seat's view; "
+                               "board_action = view_to_board[player][view_action]"},
+        "values": {"layout": [f"seat (player + {k}) mod {n}" for k in range(n)],
+                   "meaning": "values[k]: the predicted return, in (-1, 1), of seat "
+                              "(player + k) mod num_players"},
+        "policy": {"simulations": int(policy["simulations"]),
+                   "temperature": float(policy.get("temperature", 0.0)),  # older: greedy
+                   "search": dict(policy.get("search") or {})},
+        "graphs": GRAPHS,
+        "training": {"algo": payload["algo"], "command": training_command(checkpoint),
+                     "commit": payload.get("commit"), "config": payload["config"],
+                     "counters": payload["counters"],
+                     "figures": last_figures(payload.get("history"))},
+        "exported": {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(
+                         timespec="seconds"),
+                     "commit": git_commit(), "checkpoint": str(checkpoint), "opset": opset,
+                     "torch": torch.__version__},
+        "self_check": {"positions": [s.to_dict() for s in states],
+                       "players": example["player"].tolist(),
+                       "logits": logits.tolist(), "values": values.tolist()},
+    }
+
+
+def write_atomically(path: Path, data: bytes) -> Path:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    umask = os.umask(0)
+    os.umask(umask)
+    try:
+        os.fchmod(fd, 0o666 & ~umask)  # mkstemp makes it private; the file is for sharing
+        with os.fdopen(fd, "wb") as file:
+            file.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def onnx_models(greedy: GreedyPolicy, inputs: dict[str, torch.Tensor],
+                opset: int) -> dict[str, onnx.ModelProto]:
+    """The ``network`` and ``greedy`` graphs (:data:`GRAPHS`) with a dynamic batch axis, cut
+    out of one export of :class:`BothGraphs`."""
+    batch = torch.export.Dim("batch")
+    logging.getLogger("torch.onnx").setLevel(logging.ERROR)  # torchvision-is-missing notices
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        program = torch.onnx.export(
+            BothGraphs(greedy), tuple(inputs.values()), input_names=list(inputs),
+            output_names=["action", "logits", "values"], opset_version=opset, dynamo=True,
+            external_data=False, verbose=False, dynamic_shapes=tuple({0: batch} for _ in inputs))
+    extractor = onnx.utils.Extractor(program.model_proto)
+    return {graph: extractor.extract_model(list(GRAPHS[graph]["inputs"]),
+                                           list(GRAPHS[graph]["outputs"]))
+            for graph in GRAPHS}
+
+
+def onnx_bytes(model: onnx.ModelProto, metadata: dict) -> bytes:
+    model.producer_name = "boardgame-rl export.py"
+    onnx.helper.set_model_props(model, {METADATA_KEY: json.dumps(metadata)})
+    onnx.checker.check_model(model)
+    return model.SerializeToString()
+
+
+def torchscript_bytes(module: nn.Module, metadata: dict) -> bytes:
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r".*torch\.jit.*deprecated", category=Warning)
+        torch.jit.save(torch.jit.script(module), buffer,
+                       _extra_files={TORCHSCRIPT_METADATA: json.dumps(metadata)})
+    return buffer.getvalue()
+
+
+def example_inputs(encoder, states: list) -> dict[str, torch.Tensor]:
+    """The greedy graph's inputs (:data:`GRAPHS`) for ``states``, each in its mover's view."""
+    players = [s.current_player() for s in states]
+    return {"observation": torch.from_numpy(np.stack(
+                [encoder.encode(s, p) for s, p in zip(states, players, strict=True)])),
+            "action_mask": torch.from_numpy(np.stack(
+                [s.legal_actions_mask() for s in states]).astype(np.int8)),
+            "player": torch.tensor(players, dtype=torch.long)}
+
+
+def export_checkpoint(config: ExportConfig) -> dict[str, Path]:
+    """Write the files ``config`` asks for; returns them by kind (``network.onnx``,
+    ``greedy.onnx``, ``network.torchscript``, ``greedy.torchscript``, ``metadata``). Nothing is
+    written before every file is ready, so a bad checkpoint (a
+    :class:`training.checkpoint.CheckpointError`) or a failed export leaves no files."""
+    checkpoint = Path(config.checkpoint)
+    payload = load_checkpoint(checkpoint)
+    game = make_env_game(payload["env_config"])
+    net = build_model(payload["model"], f"checkpoint {checkpoint}")
+    encoder = make_encoder(game, payload["model"]["config"].get("features") or ())
+    maps = ViewMaps(encoder, game.num_players)
+    states = reference_positions(game, config.reference_positions, config.seed)
+    example = example_inputs(encoder, states)
+    metadata = build_metadata(payload, checkpoint, game, encoder, maps, net, states, example,
+                              config.opset)
+    greedy = GreedyPolicy(net, maps).eval()
+    name = config.name or f"{game.name}_{game.num_players}p"
+    contents: dict[str, tuple[str, bytes]] = {}  # kind -> (file name, bytes)
+    if config.format in ("onnx", "both"):
+        for graph, model in onnx_models(greedy, example, config.opset).items():
+            suffix = ".greedy" if graph == "greedy" else ""
+            contents[f"{graph}.onnx"] = (f"{name}{suffix}.onnx", onnx_bytes(
+                model, {**metadata, "graph": graph}))
+    if config.format in ("torchscript", "both"):
+        for graph, module in (("network", net), ("greedy", greedy)):
+            suffix = ".greedy" if graph == "greedy" else ""
+            contents[f"{graph}.torchscript"] = (f"{name}{suffix}.torchscript.pt",
+                                                torchscript_bytes(module,
+                                                                  {**metadata, "graph": graph}))
+    side = {**metadata, "files": {kind: file for kind, (file, _) in contents.items()}}
+    contents["metadata"] = (f"{name}.json", json.dumps(side, indent=1).encode())
+    out_dir = Path(config.out_dir) if config.out_dir else checkpoint.parent / "export"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    return {kind: write_atomically(out_dir / file, data)
+            for kind, (file, data) in contents.items()}
