@@ -39,6 +39,7 @@ class EvalConfig:
     games: int = 200
     seed: int = 0
     workers: int = 1
+    torch_threads: int = 1
     schedule: str = "round_robin"
     opponent: str = "random"
     agent_options: dict = field(default_factory=dict)
@@ -67,9 +68,9 @@ class EvalConfig:
         if self.schedule not in SCHEDULES:
             raise ValueError(f"schedule must be one of {', '.join(SCHEDULES)}, "
                              f"got {self.schedule!r}")
-        if self.games < 1 or self.workers < 1:
-            raise ValueError(f"games and workers must be at least 1, got {self.games} and "
-                             f"{self.workers}")
+        if self.games < 1 or self.workers < 1 or self.torch_threads < 1:
+            raise ValueError(f"games, workers and torch_threads must be at least 1, got "
+                             f"{self.games}, {self.workers} and {self.torch_threads}")
 
 
 def lineups(config: EvalConfig, num_players: int) -> list[list[str]]:
@@ -102,9 +103,18 @@ class Evaluation:
     files: dict[str, Path]
 
 
+def set_torch_threads(threads: int) -> None:
+    """Network agents evaluate one position at a time: one thread is fastest for our small
+    nets, and several spin against each other on a busy machine (25x slower per move, measured
+    on 2 shared cores). Only when torch is in use already: the arena itself needs no torch."""
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(threads)
+
+
 def run_evaluation(env_config: dict, config: EvalConfig, out_dir: Path,
                    console: Console | None = None) -> Evaluation:
     console = console or Console(width=None if sys.stdout.isatty() else 120)
+    set_torch_threads(config.torch_threads)
     specs = sorted(set(config.agents) | ({config.opponent} if config.schedule == "versus"
                                          else set()))
     game = check_agents(env_config, specs, config.agent_options)

@@ -78,7 +78,7 @@ def prepare(*overrides):
     (["agents=[heuristic,checkpoint:nowhere.pt]"], "checkpoint not found: nowhere.pt"),
     (["env.num_players=4", "agents=[heuristic,random]"], "a round robin of a 4-player game "
                                                          "needs at least 4 agents"),
-    (["agents=[heuristic,random]", "games=0"], "games and workers must be at least 1"),
+    (["agents=[heuristic,random]", "games=0"], "games, workers and torch_threads must be at least 1"),
     (["agents=[heuristic,random]", "+colour=blue"], "unknown evaluate option(s) colour"),
     (["agents=[heuristic,heuristic]"], "agents lists an agent twice"),
     (["agents=[mcts]", "agent_options.mcts.rollout=greedy"], "rollout must be one of"),
