@@ -2,9 +2,10 @@
 
     python evaluate.py env=blockade agents=[heuristic,random,mcts] games=200
 
-plays every lineup with seats rotated, prints tables with a progress bar, and writes
-results.json, results.csv, ratings.png (and games.jsonl / GIFs when asked) under
-outputs/eval/<game>/<time>/, logging the same to W&B when the logger is on. Settings:
+plays every lineup with seats rotated, prints tables with a progress bar (and the time left),
+and writes results.json, results.csv, ratings.png (and games.jsonl / GIFs when asked) under
+outputs/eval/<game>/<time>/, logging the same to W&B when the logger is on. Ctrl-C writes the
+games finished so far, marked ``"partial": true`` (exit code 130). Settings:
 configs/evaluate.yaml and configs/eval/*.yaml (``eval=strength``, ``eval=versus_random``).
 """
 
@@ -18,6 +19,7 @@ from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 
 from arena.evaluation import EvalConfig, check_agents, lineups, log_to_wandb, run_evaluation
+from training.logging import console_copied_to
 
 
 def prepare(cfg: DictConfig) -> tuple[dict, EvalConfig]:
@@ -45,9 +47,14 @@ def main(cfg: DictConfig) -> None:
         env_config, config = prepare(cfg)
     except (ValueError, TypeError, FileNotFoundError) as error:
         sys.exit(f"error: {error}")
-    evaluation = run_evaluation(env_config, config, Path(HydraConfig.get().runtime.output_dir))
+    out_dir = Path(HydraConfig.get().runtime.output_dir)
+    with console_copied_to(out_dir / "evaluate.log"):
+        evaluation = run_evaluation(env_config, config, out_dir)
     run_config = OmegaConf.to_container(cfg, resolve=True)
-    log_to_wandb(run_config["logger"], run_config, evaluation)
+    if evaluation.matches:
+        log_to_wandb(run_config["logger"], run_config, evaluation)
+    if evaluation.partial:
+        sys.exit(130)  # stopped by Ctrl-C, after writing the games finished so far
 
 
 if __name__ == "__main__":

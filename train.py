@@ -1,30 +1,40 @@
 """Train an agent by self-play: ``python train.py`` (AlphaZero on 2-player Blockade), e.g.
 ``python train.py env=nobles env.num_players=4 algo.iterations=50`` or
-``python train.py resume=outputs/train/.../checkpoints/last.pt``. See docs/training.md.
+``python train.py resume=outputs/train/.../checkpoints/last.pt`` (which goes on writing into
+that run's folder). The console's lines are also in ``<run folder>/train.log``. See
+docs/training.md.
 
 Exit codes: 0 done, 2 a bad config, checkpoint or output folder (one line on stderr, checked
 before any work), 130 stopped by Ctrl-C (after writing a checkpoint when there was work to keep).
 """
 
 import sys
+from pathlib import Path
 
 import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
 
+from training.run import register_resolvers
+
+register_resolvers()  # before Hydra composes configs/config.yaml, which uses them
+
 
 @hydra.main(config_path="configs", config_name="config", version_base="1.3")
 def main(cfg: DictConfig) -> None:
     from training.checkpoint import CheckpointError
+    from training.logging import console_copied_to
     from training.run import run
     from training.trainer import INTERRUPTED_EXIT_CODE
 
     hydra_cfg = HydraConfig.get()
-    try:
-        result = run(cfg, hydra_cfg.runtime.output_dir, list(hydra_cfg.overrides.task))
-    except (CheckpointError, ValueError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        sys.exit(2)
+    run_dir = hydra_cfg.runtime.output_dir
+    with console_copied_to(Path(run_dir) / "train.log"):
+        try:
+            result = run(cfg, run_dir, list(hydra_cfg.overrides.task))
+        except (CheckpointError, ValueError) as error:
+            print(f"error: {error}", file=sys.stderr)
+            sys.exit(2)
     if result.interrupted:
         sys.exit(INTERRUPTED_EXIT_CODE)
 

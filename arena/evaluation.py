@@ -13,15 +13,32 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
 from agents import make_agent
-from arena.match import MatchResult, make_env_game, options_for, play_match, rate
+from arena.match import (
+    MatchResult,
+    lineup_names,
+    make_env_game,
+    match_result,
+    options_for,
+    play_match,
+    rate,
+)
 from arena.media import best_effort
 from arena.records import render_gif, save_records
 from arena.report import (
+    legend,
     ratings_table,
     results_table,
+    short_labels,
     write_chart,
     write_csv,
     write_json,
@@ -101,6 +118,7 @@ class Evaluation:
     matches: list[MatchResult]
     ratings: list
     files: dict[str, Path]
+    partial: bool = False  # stopped by Ctrl-C: the games finished by then
 
 
 def set_torch_threads(threads: int) -> None:
@@ -127,32 +145,52 @@ def run_evaluation(env_config: dict, config: EvalConfig, out_dir: Path,
     if bad:
         raise ValueError(f"gif_games {bad} out of range: each lineup plays games 0..{games - 1}")
     schedule = lineups(config, n)
+    labels = short_labels(sorted({agent for lineup in schedule for agent in lineup}))
+    if legend(labels):
+        console.print(legend(labels))
     matches: list[MatchResult] = []
+    finished: list = []  # the current lineup's games, kept if the evaluation is stopped
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-               TimeElapsedColumn())
-    with Progress(*columns, console=console) as progress:
-        task = progress.add_task("games", total=games * len(schedule))
-        for lineup in schedule:
-            progress.update(task, description=" vs ".join(lineup))
-            result = play_match(env_config, lineup, games, config.seed, config.workers,
-                                config.agent_options, record=config.save_records
-                                or bool(config.gif_games),
-                                progress=lambda _: progress.advance(task))
-            matches.append(result)
-            progress.console.print(results_table(result))
+               TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn())
+    partial = False
+    try:
+        with Progress(*columns, console=console) as progress:
+            task = progress.add_task("games", total=games * len(schedule))
+
+            def advance(game_result) -> None:
+                finished.append(game_result)
+                progress.advance(task)
+
+            for lineup in schedule:
+                progress.update(task, description=" vs ".join(labels[a] for a in lineup))
+                finished.clear()
+                result = play_match(env_config, lineup, games, config.seed, config.workers,
+                                    config.agent_options, record=config.save_records
+                                    or bool(config.gif_games), progress=advance)
+                matches.append(result)
+                progress.console.print(results_table(result, labels=labels))
+    except KeyboardInterrupt:
+        partial = True
+        if finished:
+            matches.append(match_result(env_config, lineup_names(lineup), list(finished)))
+        console.print(f"interrupted: writing the {sum(len(m.games) for m in matches)} games "
+                      "finished so far, marked partial")
+        if not matches:
+            return Evaluation(env_config, config, [], [], {}, partial=True)
     ratings = rate(matches)
-    console.print(ratings_table(ratings, elo=n == 2, title=f"{game.name}: ratings"))
-    files = write_outputs(env_config, config, matches, ratings, out_dir)
+    console.print(ratings_table(ratings, elo=n == 2, title=f"{game.name}: ratings",
+                                labels=labels))
+    files = write_outputs(env_config, config, matches, ratings, out_dir, partial)
     for name, path in files.items():
         console.print(f"{name}: {path}")
-    return Evaluation(env_config, config, matches, ratings, files)
+    return Evaluation(env_config, config, matches, ratings, files, partial)
 
 
 def write_outputs(env_config: dict, config: EvalConfig, matches: Sequence[MatchResult],
-                  ratings: Sequence, out_dir: Path) -> dict[str, Path]:
+                  ratings: Sequence, out_dir: Path, partial: bool = False) -> dict[str, Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     files = {"json": out_dir / "results.json", "csv": out_dir / "results.csv"}
-    write_json(files["json"], env_config, dataclasses.asdict(config), matches, ratings)
+    write_json(files["json"], env_config, dataclasses.asdict(config), matches, ratings, partial)
     write_csv(files["csv"], matches)
     if config.save_records:
         files["records"] = out_dir / "games.jsonl"
@@ -164,7 +202,7 @@ def write_outputs(env_config: dict, config: EvalConfig, matches: Sequence[MatchR
                         matches, ratings)
             files["chart"] = path
     for m, match in enumerate(matches):
-        for index in config.gif_games:
+        for index in (i for i in config.gif_games if i < len(match.games)):  # partial: fewer
             with best_effort(f"GIF of lineup {m}, game {index}"):
                 files[f"gif {m}.{index}"] = render_gif(
                     match.games[index].record, out_dir / f"lineup{m}_game{index}.gif",

@@ -249,7 +249,12 @@ def play_match(env_config: dict, agent_specs: Sequence, num_games: int, seed: in
                 games.append(result)
                 if progress:
                     progress(result)
-    result = MatchResult(dict(env_config), names, games)
+    return match_result(env_config, names, games)
+
+
+def match_result(env_config: dict, names: Sequence[str], games: list[GameResult]) -> MatchResult:
+    """The games of one lineup with their per-agent summaries and ratings."""
+    result = MatchResult(dict(env_config), list(names), games)
     result.summaries = summarize(names, games)
     result.ratings = rate([result])
     return result

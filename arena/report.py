@@ -16,15 +16,40 @@ from rich.table import Table
 from arena.match import MatchResult, pairwise_results
 from arena.stats import Rating
 
+SHORT_NAME = 20
+"""Agent names longer than this (a checkpoint's path) get a short label in tables."""
 
-def results_table(result: MatchResult, title: str | None = None) -> Table:
+
+def short_labels(names: Sequence[str]) -> dict[str, str]:
+    """A table label per agent name: the name itself, or for a long one its kind and a number
+    (``checkpoint:outputs/.../last.pt`` -> ``checkpoint-1``), so that tables fit 80 columns;
+    :func:`legend` says which is which, and the result files keep the full names."""
+    labels, count = {}, {}
+    for name in names:
+        if len(name) <= SHORT_NAME:
+            labels[name] = name
+        else:
+            kind = name.split(":", 1)[0][:12]
+            count[kind] = count.get(kind, 0) + 1
+            labels[name] = f"{kind}-{count[kind]}"
+    return labels
+
+
+def legend(labels: dict[str, str]) -> str:
+    """One line per shortened label: ``checkpoint-1 = checkpoint:outputs/.../last.pt``."""
+    return "\n".join(f"{short} = {name}" for name, short in labels.items() if short != name)
+
+
+def results_table(result: MatchResult, title: str | None = None,
+                  labels: dict[str, str] | None = None) -> Table:
     """One row per agent of a match: wins-draws-losses, win rate with its 95% Wilson interval,
     win share (shared wins split; more than two players only), mean return, rating and thinking
-    time per move."""
+    time per move. ``labels`` shorten agent names (:func:`short_labels`)."""
+    labels = labels or short_labels(result.names)
     two_players = len(result.names) == 2
     games = len(result.games)
-    table = Table(title=title or f"{' vs '.join(result.names)} ({games} games)", box=box.SIMPLE,
-                  pad_edge=False)
+    lineup = " vs ".join(labels.get(n, n) for n in result.names)
+    table = Table(title=title or f"{lineup} ({games} games)", box=box.SIMPLE, pad_edge=False)
     table.add_column("agent", no_wrap=True)
     for column in ("W-D-L", "win% [95% CI]", *([] if two_players else ["share"]),
                    "return", "rating [95% CI]", "ms/move"):
@@ -32,7 +57,7 @@ def results_table(result: MatchResult, title: str | None = None) -> Table:
     ratings = {r.name: r for r in result.ratings}
     for s in result.summaries:
         table.add_row(
-            s.name, f"{s.wins}-{s.draws}-{s.losses}",
+            labels.get(s.name, s.name), f"{s.wins}-{s.draws}-{s.losses}",
             f"{100 * s.win_rate:.1f} [{100 * s.win_low:.0f}, {100 * s.win_high:.0f}]",
             *([] if two_players else [f"{s.win_share:.3f}"]), f"{s.mean_return:+.2f}",
             _format_rating(ratings.get(s.name), elo=two_players),
@@ -40,13 +65,15 @@ def results_table(result: MatchResult, title: str | None = None) -> Table:
     return table
 
 
-def ratings_table(ratings: Sequence[Rating], elo: bool, title: str = "ratings") -> Table:
+def ratings_table(ratings: Sequence[Rating], elo: bool, title: str = "ratings",
+                  labels: dict[str, str] | None = None) -> Table:
+    labels = labels or short_labels([r.name for r in ratings])
     table = Table(title=title, box=box.SIMPLE)
     table.add_column("agent", no_wrap=True)
     table.add_column("Elo (Bradley-Terry) [95% CI]" if elo else "openskill mu [95% CI]",
                      justify="right")
     for r in ratings:
-        table.add_row(r.name, _format_rating(r, elo))
+        table.add_row(labels.get(r.name, r.name), _format_rating(r, elo))
     return table
 
 
@@ -75,8 +102,10 @@ def match_summary(result: MatchResult) -> dict:
 
 
 def write_json(path: Path, env_config: dict, settings: dict, matches: Sequence[MatchResult],
-               ratings: Sequence[Rating]) -> None:
+               ratings: Sequence[Rating], partial: bool = False) -> None:
+    """``partial``: the evaluation was stopped; the file holds the games finished by then."""
     data = {
+        "partial": partial,
         "env": env_config,
         "settings": settings,
         "matches": [match_summary(m) for m in matches],

@@ -78,7 +78,8 @@ def prepare(*overrides):
     (["agents=[heuristic,checkpoint:nowhere.pt]"], "checkpoint not found: nowhere.pt"),
     (["env.num_players=4", "agents=[heuristic,random]"], "a round robin of a 4-player game "
                                                          "needs at least 4 agents"),
-    (["agents=[heuristic,random]", "games=0"], "games, workers and torch_threads must be at least 1"),
+    (["agents=[heuristic,random]", "games=0"],
+     "games, workers and torch_threads must be at least 1"),
     (["agents=[heuristic,random]", "+colour=blue"], "unknown evaluate option(s) colour"),
     (["agents=[heuristic,heuristic]"], "agents lists an agent twice"),
     (["agents=[mcts]", "agent_options.mcts.rollout=greedy"], "rollout must be one of"),
@@ -134,3 +135,48 @@ def test_checkpoint_of_another_game_is_refused(nobles_checkpoint, tmp_path):
                    make_env_game({"name": "nobles", "num_players": 4}))
     with pytest.raises(ValueError, match="trained on 'nobles', not 'blockade'"):
         prepare("env=blockade", f"agents=[checkpoint:{nobles_checkpoint},random]")
+
+
+def test_long_agent_names_get_short_labels_and_a_legend(nobles_checkpoint, tmp_path):
+    """Tables fit 80 columns when an agent is a checkpoint path; the files keep full names."""
+    spec = f"checkpoint:{nobles_checkpoint}"
+    run = evaluate("env=nobles", f"agents=[{spec},random]", "games=2", "chart=false",
+                   out=tmp_path)
+    assert run.returncode == 0, run.stderr
+    assert f"checkpoint-1 = {spec}" in run.stdout
+    lines = run.stdout.splitlines()
+    title = next(i for i, line in enumerate(lines) if "checkpoint-1 vs random (2 games)" in line)
+    table = lines[title:title + 7]
+    assert table[-2].split()[0] == "random" and all(len(line) <= 80 for line in table)
+    assert json.loads((tmp_path / "results.json").read_text())["matches"][0]["lineup"] == \
+        [spec, "random"]
+    log = (tmp_path / "evaluate.log").read_text()
+    assert "checkpoint-1 vs random (2 games)" in log and "\x1b" not in log
+
+
+def test_ctrl_c_writes_the_games_finished_so_far_marked_partial(tmp_path):
+    import os
+    import signal
+    import time
+
+    process = subprocess.Popen(
+        [sys.executable, "evaluate.py", "logger=disabled", f"hydra.run.dir={tmp_path}",
+         "env=blockade", "agents=[heuristic,mcts]", "games=400", "chart=false",
+         "agent_options.mcts.simulations=20"],
+        cwd=ROOT, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        start_new_session=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:  # wait for a few finished games
+        time.sleep(2)
+        log = tmp_path / "evaluate.log"
+        if log.exists() and "interrupted" not in log.read_text():
+            break
+    time.sleep(15)
+    os.killpg(process.pid, signal.SIGINT)
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 130, err
+    assert "Traceback" not in err, err
+    assert "interrupted: writing the" in out
+    results = json.loads((tmp_path / "results.json").read_text())
+    assert results["partial"] is True
+    assert 0 < len(results["games"]) < 400

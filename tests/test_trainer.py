@@ -226,3 +226,27 @@ def test_optional_outputs_that_fail_only_warn(tmp_path, monkeypatch):
         result = evaluation.run_evaluation(env, config, tmp_path)
     assert (tmp_path / "results.json").is_file() and (tmp_path / "results.csv").is_file()
     assert "chart" not in result.files and not any(k.startswith("gif") for k in result.files)
+
+
+def test_a_resumed_run_writes_into_its_own_folder_and_log(tmp_path):
+    """No stray folder: the resume goes on in the first run's folder, its train.log holds what
+    both runs printed, and the first run's Hydra config files stay as they were."""
+    tiny = ALPHAZERO
+    first = subprocess.run([sys.executable, str(ROOT / "train.py"), *tiny, "algo.iterations=1"],
+                           cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert first.returncode == 0, first.stderr
+    (run_dir,) = (tmp_path / "outputs" / "train" / "blockade").iterdir()
+    overrides = (run_dir / ".hydra" / "overrides.yaml").read_text()
+    checkpoint = Path("outputs/train/blockade") / run_dir.name / "checkpoints" / "last.pt"
+    resumed = subprocess.run([sys.executable, str(ROOT / "train.py"), *tiny,
+                              "algo.iterations=2", f"resume={checkpoint}"],
+                             cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    assert [p.name for p in (tmp_path / "outputs" / "train" / "blockade").iterdir()] == \
+        [run_dir.name]
+    assert (run_dir / ".hydra" / "overrides.yaml").read_text() == overrides
+    assert len(list((run_dir / ".hydra").glob("resumed-*/overrides.yaml"))) == 1
+    log = (run_dir / "train.log").read_text()
+    assert "warm start: 2 heuristic vs random games first" in log
+    assert "iter 1/1" in log and "resuming at iteration 1" in log and "iter 2/2" in log
+    assert load_checkpoint(run_dir / "checkpoints" / "last.pt")["counters"]["iteration"] == 2

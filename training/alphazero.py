@@ -33,6 +33,7 @@ from training.checkpoint import (
 from training.config import from_mapping
 from training.evaluation import EvalConfig
 from training.learner import Learner, LearnerConfig
+from training.logging import ProgressLine
 from training.replay import ReplayBuffer, Samples
 from training.rewards import Outcomes, RewardConfig
 from training.runner import RunnerConfig, make_runner
@@ -192,7 +193,8 @@ class AlphaZero:
         for player, games, steps in rounds:
             student = self.policy(simulations=0) if player == "student" else None
             samples = teacher_samples(self.game, self.encoder, config, self.outcomes, self.seed,
-                                      student=student)
+                                      student=student,
+                                      progress=ProgressLine(f"warm start ({player})", games))
             self.replay.add(samples)
             if config.keep:
                 self.replay.pin()

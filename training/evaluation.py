@@ -8,6 +8,7 @@ an error, never a silent skip.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from rich.console import Console
@@ -56,15 +57,22 @@ def _arena():
     return arena
 
 
-def evaluate(policy, env_config: dict, opponents, games: int, seed: int) -> dict:
+def evaluate(policy, env_config: dict, opponents, games: int, seed: int,
+             progress: Callable[[object], None] | None = None) -> dict:
     """One match per opponent: the trained agent against ``num_players - 1`` copies of it.
-    Returns ``{opponent: MatchResult}``."""
+    Returns ``{opponent: MatchResult}``; ``progress`` is called with each finished game."""
     arena = _arena()
     agent = PolicyAgent(policy)
     n = policy.game.num_players
-    games = max(n, -(-games // n) * n)  # whole seat rotations
-    return {opp: arena.play_match(env_config, [agent] + [opp] * (n - 1), games, seed)
+    games = match_games(games, n)
+    return {opp: arena.play_match(env_config, [agent] + [opp] * (n - 1), games, seed,
+                                  progress=progress)
             for opp in opponents}
+
+
+def match_games(games: int, num_players: int) -> int:
+    """``games`` rounded up to whole seat rotations."""
+    return max(num_players, -(-games // num_players) * num_players)
 
 
 def metrics(results: dict, prefix: str = "eval") -> dict:

@@ -5,12 +5,78 @@ and sample games as GIFs. ``mode: disabled`` never imports wandb (tests stay fas
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import re
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 
 from arena.media import best_effort, write_gif
+
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+BAR = "━"
+"""rich's progress-bar glyph: a redrawn bar is the console's, not the log's."""
+
+
+class Tee:
+    """A console stream that also appends what it shows to a log file, as plain text: colours
+    and cursor moves stripped, progress-bar redraws left out."""
+
+    def __init__(self, stream, log):
+        self.stream, self.log = stream, log
+
+    def write(self, text: str) -> int:
+        self.stream.write(text)
+        lines = (ANSI.sub("", line.rsplit("\r", 1)[-1]) for line in text.split("\n"))
+        self.log.write("\n".join(line for line in lines if BAR not in line))
+        return len(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+        self.log.flush()
+
+    def __getattr__(self, name):
+        return getattr(self.stream, name)
+
+
+@contextmanager
+def console_copied_to(path: str | Path) -> Iterator[None]:
+    """Everything printed to stdout and stderr inside also goes to ``path`` (appended), so that
+    ``train.log`` / ``evaluate.log`` hold what the console showed."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as log:
+        saved = sys.stdout, sys.stderr
+        sys.stdout, sys.stderr = Tee(sys.stdout, log), Tee(sys.stderr, log)
+        try:
+            yield
+        finally:
+            sys.stdout, sys.stderr = saved
+
+
+class ProgressLine:
+    """Progress of a long phase as console lines (they read the same in train.log): at most one
+    every ``every_s`` seconds and one at the end, each with the time spent and an estimate of
+    the time left: ``warm start: 24/80 games, 31 s, about 72 s left``."""
+
+    def __init__(self, what: str, total: int, unit: str = "games", every_s: float = 10.0):
+        self.what, self.total, self.unit, self.every_s = what, total, unit, every_s
+        self.start = self.last = time.perf_counter()
+        self.done = 0
+
+    def __call__(self, *_) -> None:
+        self.done += 1
+        now = time.perf_counter()
+        if now - self.last < self.every_s and self.done < self.total:
+            return
+        self.last = now
+        spent = now - self.start
+        left = spent / self.done * (self.total - self.done)
+        print(f"{self.what}: {self.done}/{self.total} {self.unit}, {spent:.0f} s"
+              + (f", about {left:.0f} s left" if self.done < self.total else ""), flush=True)
 
 
 class RunLogger:

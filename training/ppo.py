@@ -36,6 +36,7 @@ from training.checkpoint import (
 from training.config import from_mapping
 from training.evaluation import EvalConfig
 from training.learner import Learner, LearnerConfig, masked_log_policy
+from training.logging import ProgressLine
 from training.pool import OpponentPool, PoolConfig
 from training.replay import ReplayBuffer
 from training.rewards import Outcomes, RewardConfig
@@ -251,7 +252,8 @@ class PPO:
             print(f"warm start: {config.games} {config.teacher} vs {config.opponent} games "
                   "first; nothing is saved until it ends", flush=True)
             samples = teacher_samples(self.game, self.encoder, config,
-                                      Outcomes(self.game, self.algo.rewards), self.seed)
+                                      Outcomes(self.game, self.algo.rewards), self.seed,
+                                      progress=ProgressLine("warm start", config.games))
             replay = ReplayBuffer(len(samples), self.encoder.shape, self.game.num_actions,
                                   self.game.num_players)
             replay.add(samples)

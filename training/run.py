@@ -27,6 +27,26 @@ LIMITS = ("algo.iterations", "algo.time_limit_minutes")
 LOGGER_MODES = ("offline", "online", "disabled")
 
 
+def run_folder(resume: str | None, fresh: str) -> str:
+    """Hydra's ``hydra.run.dir``: a resumed run writes into the folder of the run it resumes
+    (``<run>/checkpoints/last.pt`` -> ``<run>``), a new one into ``fresh``."""
+    if resume and Path(resume).parent.name == "checkpoints":
+        return str(Path(resume).parent.parent)
+    return fresh
+
+
+def config_subfolder(resume: str | None, time: str) -> str:
+    """Hydra's ``hydra.output_subdir``: ``.hydra``, or for a resume of a run in its folder
+    ``.hydra/resumed-<time>``, so that the first run's config files stay as they were."""
+    return f".hydra/resumed-{time}" if resume else ".hydra"
+
+
+def register_resolvers() -> None:
+    for name, function in (("run_folder", run_folder), ("config_subfolder", config_subfolder)):
+        if not OmegaConf.has_resolver(name):
+            OmegaConf.register_new_resolver(name, function)
+
+
 def name_features(config: dict) -> None:
     """Replace ``auto`` in ``model.features`` by the names it stands for (what the checkpoint
     records, so that its network's input never depends on what ``auto`` means later)."""

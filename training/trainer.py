@@ -35,8 +35,8 @@ from training.checkpoint import (
     save_checkpoint,
     save_replay,
 )
-from training.evaluation import evaluate, metrics, win_rate_parts
-from training.logging import RunLogger
+from training.evaluation import evaluate, match_games, metrics, win_rate_parts
+from training.logging import ProgressLine, RunLogger
 
 INTERRUPTED_EXIT_CODE = 130
 
@@ -260,8 +260,11 @@ class Trainer:
         final = {}
         if algo.eval.enabled and algo.eval.final_games:
             self.stop.at_once = True
+            games = match_games(algo.eval.final_games, a.game.num_players)
             final = evaluate(a.policy(), a.config["env"], algo.eval.final_opponents,
-                             algo.eval.final_games, algo.eval.seed + 1)
+                             algo.eval.final_games, algo.eval.seed + 1,
+                             ProgressLine("final evaluation",
+                                          games * len(algo.eval.final_opponents)))
             self.stop.at_once = False
             final_metrics = metrics(final, prefix="final")
             self.logger.log(final_metrics, step=c["iteration"])
@@ -281,6 +284,12 @@ class Trainer:
         return metrics(results)
 
     def _progress_line(self, stats: dict, number: int) -> str:
-        total = f"/{self.algo.iterations}" if self.algo.iterations is not None else ""
+        algo, seconds = self.algo, self.algorithm.counters["seconds"]
+        total = f"/{algo.iterations}" if algo.iterations is not None else ""
         parts = [f"iter {number}{total}", f"{stats['time/minutes']:.1f} min"]
+        left = [60 * algo.time_limit_minutes - seconds] if algo.time_limit_minutes else []
+        if algo.iterations is not None:
+            left.append(seconds / number * (algo.iterations - number))
+        if min(left) > 0:
+            parts.append(f"~{min(left) / 60:.1f} min left")
         return " | ".join(parts + self.algorithm.progress_parts(stats) + win_rate_parts(stats))

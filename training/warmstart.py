@@ -19,6 +19,7 @@ against the opponent, its decisions labelled by the teacher (DAgger), and the le
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -46,13 +47,15 @@ class WarmStartConfig:
 
 
 def teacher_samples(game, encoder, config: WarmStartConfig, outcomes: Outcomes,
-                    seed: int, student=None) -> Samples:
+                    seed: int, student=None, progress: Callable[[], None] | None = None
+                    ) -> Samples:
     """Samples of ``config.games`` teacher-vs-opponent games, labelled by the teacher.
 
     With ``student`` (a trained policy: ``reset(seed)``, ``act(state)``) it is the student that
     plays the teacher's seat, for ``config.student_games`` games, and only its own decisions are
     recorded, still labelled by the teacher: DAgger, the teacher's answers in the positions the
-    student's own mistakes lead to, which the teacher's games never reach."""
+    student's own mistakes lead to, which the teacher's games never reach. ``progress`` is
+    called after each game."""
     from agents import make_agent
 
     n = game.num_players
@@ -99,6 +102,8 @@ def teacher_samples(game, encoder, config: WarmStartConfig, outcomes: Outcomes,
             moments.append(decisions)
             leads.append(outcomes.position_value(state))
             state.apply_action(action)
+        if progress:
+            progress()
         if not movers:
             continue
         targets = outcomes.targets(outcomes(state), leads,

@@ -1,0 +1,84 @@
+"""Evaluation speed: milliseconds per move of a trained agent (the default network, untrained
+weights: speed does not depend on them) in the two places it plays,
+
+- ``training``: the training run's own evaluation (``training.evaluation.evaluate``, the
+  policy as an in-process arena agent), and
+- ``evaluate.py``: a ``checkpoint:PATH`` agent built from the saved file and played by
+  ``arena.evaluation.run_evaluation`` with its default settings,
+
+both against ``random`` on the same game, seeds and number of games, in one run. Issue target:
+``evaluate.py`` within 1.5x of ``training``.
+
+    python benchmarks/eval_speed.py                  # Blockade, 2 players, 20 games
+    python benchmarks/eval_speed.py --game nobles --games 40
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+from pathlib import Path
+
+import torch
+from omegaconf import OmegaConf
+from rich.console import Console
+from rich.table import Table
+
+import envs
+from arena.evaluation import EvalConfig, run_evaluation
+from models.features import make_encoder, resolve_features
+from models.nets import ModelConfig, action_layout, build_network
+from training.checkpoint import Policy, model_payload, save_checkpoint
+from training.config import from_mapping
+from training.evaluation import evaluate
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def checkpoint_of_default_network(game_name: str, folder: Path) -> tuple[Path, Policy]:
+    env_config = {"name": game_name}
+    game = envs.make_game(game_name)
+    model = OmegaConf.to_container(OmegaConf.load(ROOT / "configs" / "model" / "small.yaml"))
+    model.pop("name", None)
+    model["features"] = list(resolve_features(game_name, model.get("features") or ()))
+    config = from_mapping(ModelConfig, model, "model")
+    encoder = make_encoder(game, config.features)
+    net = build_network(encoder.shape, game.num_actions, game.num_players, config,
+                        action_layout(encoder)).eval()
+    policy = Policy(env_config, game, net, 0, features=config.features, temperature=0.5)
+    path = save_checkpoint(folder / "last.pt", {
+        "algo": "benchmark", "config": {}, "env_config": env_config,
+        "model": model_payload(net, encoder, game.num_actions, game.num_players, config),
+        "policy": policy.settings(), "counters": {}})
+    return path, policy
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--game", default="blockade")
+    parser.add_argument("--games", type=int, default=20)
+    args = parser.parse_args()
+    default_threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # as the training run sets it
+    with tempfile.TemporaryDirectory() as folder:
+        path, policy = checkpoint_of_default_network(args.game, Path(folder))
+        trained = evaluate(policy, {"name": args.game}, ["random"], args.games, seed=0)
+        in_training = trained["random"].summaries[0].seconds_per_move
+        torch.set_num_threads(default_threads)  # evaluate.py sets its own (torch_threads)
+        config = EvalConfig.from_dict({"agents": [f"checkpoint:{path}", "random"],
+                                       "games": args.games, "chart": False})
+        evaluation = run_evaluation({"name": args.game}, config, Path(folder) / "eval",
+                                    Console(quiet=True))
+        in_evaluate = evaluation.matches[0].summaries[0].seconds_per_move
+    table = Table(title=f"{args.game}: ms per move of a trained agent, {args.games} games "
+                  "against random")
+    for column in ("where", "ms/move", "× training"):
+        table.add_column(column, justify="right")
+    table.add_row("training's evaluation", f"{1000 * in_training:.2f}", "1.00")
+    table.add_row("evaluate.py checkpoint:PATH", f"{1000 * in_evaluate:.2f}",
+                  f"{in_evaluate / in_training:.2f}")
+    Console().print(table)
+
+
+if __name__ == "__main__":
+    main()
