@@ -257,39 +257,6 @@ def test_learner_fits_a_fixed_set_of_samples():
     assert after["loss/total"] < before["loss/total"]
 
 
-def test_weight_average_follows_the_latest_weights_and_a_resume_without_it_keeps_them():
-    worker = race_selfplay(4)
-    samples = Samples.concat([r.samples for r in worker.play(list(range(4)))])
-    buf = ReplayBuffer(1000, worker.encoder.shape, 3, 3)
-    buf.add(samples)
-    decay = 0.75
-    learner = Learner(worker.net, LearnerConfig(batch_size=8, lr=0.05, min_samples=1,
-                                                ema_decay=decay))
-    rng = np.random.default_rng(0)
-    seen = []
-    for _ in range(3):
-        learner.train(buf, 1, rng)
-        seen.append({k: v.detach().clone() for k, v in worker.net.state_dict().items()})
-    average = learner.policy_net.state_dict()
-    for name, value in average.items():
-        if not value.is_floating_point():
-            continue
-        # The first step copies, every later one moves a (1 - decay) share towards the latest.
-        expected = (decay * (decay * seen[0][name] + (1 - decay) * seen[1][name])
-                    + (1 - decay) * seen[2][name])
-        torch.testing.assert_close(value, expected)
-    assert any(not torch.equal(v, seen[2][k]) for k, v in average.items())
-    # Resumed without the average, training goes on from the latest weights, not the average.
-    other = race_selfplay(4).net
-    other.load_state_dict(average)
-    plain = Learner(other, LearnerConfig(batch_size=8, lr=0.05, min_samples=1))
-    plain.load_state_dict(learner.state_dict())
-    for k, v in other.state_dict().items():
-        torch.testing.assert_close(v, seen[2][k], rtol=0, atol=0)
-    with pytest.raises(ValueError, match="ema_decay"):
-        LearnerConfig(ema_decay=1.0)
-
-
 def test_checkpoint_is_written_atomically_and_validated(tmp_path):
     path = tmp_path / "ck.pt"
     payload = {"algo": "alphazero", "config": {}, "env_config": {"name": "blockade"},
@@ -335,23 +302,14 @@ def train_tiny(tmp_path, name, overrides):
     return run(cfg, tmp_path / name, overrides=TINY_RUN + overrides)
 
 
-@pytest.mark.parametrize("ema", ["algo.learner.ema_decay=0", "algo.learner.ema_decay=0.9"])
-def test_resumed_run_matches_an_uninterrupted_one(tmp_path, ema):
-    straight = train_tiny(tmp_path, "straight", ["algo.iterations=2", ema])
-    first = train_tiny(tmp_path, "first", ["algo.iterations=1", ema])
+def test_resumed_run_matches_an_uninterrupted_one(tmp_path):
+    straight = train_tiny(tmp_path, "straight", ["algo.iterations=2"])
+    first = train_tiny(tmp_path, "first", ["algo.iterations=1"])
     resumed = train_tiny(tmp_path, "resumed", ["algo.iterations=2", f"resume={first.checkpoint}"])
     a, b = load_checkpoint(straight.checkpoint), load_checkpoint(resumed.checkpoint)
     assert a["counters"]["games"] == b["counters"]["games"] == 8
-    weights = [a["model"]["weights"]] + ([a["state"]["learner"]["latest"]] if "0.9" in ema
-                                         else [])
-    resumed_weights = [b["model"]["weights"]] + ([b["state"]["learner"]["latest"]]
-                                                 if "0.9" in ema else [])
-    for mine, theirs in zip(weights, resumed_weights, strict=True):
-        for k, v in mine.items():
-            torch.testing.assert_close(v, theirs[k], rtol=0, atol=0)
-    if "0.9" in ema:  # the checkpoint's policy is the average, not the latest weights
-        assert any(not torch.equal(v, a["state"]["learner"]["latest"][k])
-                   for k, v in a["model"]["weights"].items())
+    for k, v in a["model"]["weights"].items():
+        torch.testing.assert_close(v, b["model"]["weights"][k], rtol=0, atol=0)
     replay_a, replay_b = (load_replay(replay_path(r.checkpoint), 2)
                           for r in (straight, resumed))
     for k in ("obs", "policy", "value"):

@@ -154,11 +154,11 @@ class AlphaZero:
 
     def policy(self, simulations: int | None = None) -> Policy:
         sims = self.algo.eval.simulations if simulations is None else simulations
-        return Policy(self.env_config, self.game, self.learner.policy_net, sims, self.algo.search,
+        return Policy(self.env_config, self.game, self.net, sims, self.algo.search,
                       self.model_config.features, self.algo.eval.temperature)
 
     def model(self) -> dict:
-        return model_payload(self.learner.policy_net, self.encoder, self.game.num_actions,
+        return model_payload(self.net, self.encoder, self.game.num_actions,
                              self.game.num_players, self.model_config)
 
     def state_dict(self) -> dict:

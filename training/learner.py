@@ -3,12 +3,6 @@
 Loss per sample: cross-entropy between the search's policy target and the network's policy
 over legal view actions (illegal logits masked out), plus ``value_weight`` times the mean
 squared error of the value vector. Weight decay is AdamW's.
-
-With ``ema_decay`` > 0 the learner also keeps an exponential moving average of the weights
-(``torch.optim.swa_utils``, batch-norm statistics included): the *trained policy* that is
-evaluated and saved is the average, while self-play keeps the latest weights. A policy
-trained on few, noisy search targets moves a lot from one iteration to the next; the
-average is the same policy without that jitter.
 """
 
 from __future__ import annotations
@@ -20,7 +14,6 @@ from typing import Annotated
 
 import numpy as np
 import torch
-from torch.optim.swa_utils import AveragedModel, get_ema_multi_avg_fn
 
 from training.replay import ReplayBuffer, Samples
 
@@ -37,14 +30,11 @@ class LearnerConfig:
     min_samples: Annotated[int, ">= 0"] = 256
     max_grad_norm: Annotated[float, "> 0"] = 10.0
     augment: bool = True
-    ema_decay: float = 0.0
 
     def __post_init__(self):
         if self.batch_size < 1 or self.lr <= 0 or self.sample_reuse <= 0:
             raise ValueError("learner batch_size, lr and sample_reuse must be positive, got "
                              f"{self.batch_size}, {self.lr}, {self.sample_reuse}")
-        if not 0.0 <= self.ema_decay < 1.0:
-            raise ValueError(f"learner ema_decay must be in [0, 1), got {self.ema_decay}")
 
 
 def masked_log_policy(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -59,15 +49,6 @@ class Learner:
         self.optimizer = torch.optim.AdamW(net.parameters(), lr=config.lr,
                                            weight_decay=config.weight_decay)
         self.steps = 0
-        self.average = None
-        if config.ema_decay:
-            self.average = AveragedModel(net, multi_avg_fn=get_ema_multi_avg_fn(config.ema_decay),
-                                         use_buffers=True)
-
-    @property
-    def policy_net(self) -> torch.nn.Module:
-        """The network of the trained policy: the weights' moving average, or the latest."""
-        return self.net if self.average is None else self.average.module
 
     def steps_for(self, new_samples: int) -> int:
         """Gradient steps so that each new sample is drawn ``sample_reuse`` times on average."""
@@ -110,27 +91,15 @@ class Learner:
         torch.nn.utils.clip_grad_norm_(self.net.parameters(), self.config.max_grad_norm)
         self.optimizer.step()
         self.steps += 1
-        if self.average is not None:
-            self.average.update_parameters(self.net)
         with torch.no_grad():
             entropy = -(log_p.exp() * log_p.masked_fill(~mask, 0.0)).sum(dim=1).mean()
         return {"loss/policy": policy_loss.item(), "loss/value": value_loss.item(),
                 "loss/total": loss.item(), "policy/entropy": entropy.item()}
 
     def state_dict(self) -> dict:
-        """Optimiser and step count; with the average on, also the latest weights (the
-        checkpoint's model holds the average) and the average's own state."""
-        state = {"optimizer": self.optimizer.state_dict(), "steps": self.steps}
-        if self.average is not None:
-            state["latest"] = {k: v.detach().clone() for k, v in self.net.state_dict().items()}
-            state["average"] = self.average.state_dict()
-        return state
+        return {"optimizer": self.optimizer.state_dict(), "steps": self.steps}
 
     def load_state_dict(self, state: dict) -> None:
         self.optimizer.load_state_dict(state["optimizer"])
         self.steps = int(state["steps"])
-        if "latest" in state:  # the run kept an average: its model holds that, not these
-            self.net.load_state_dict(state["latest"])
-        if self.average is not None and "average" in state:
-            self.average.load_state_dict(state["average"])
         # An average switched on at resume starts from the latest weights with the next step.
