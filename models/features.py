@@ -14,7 +14,7 @@
   ``auto`` meant before 2026-11-30 (checkpoints that say ``auto`` and were written then are
   read with it, :data:`LEGACY_AUTO`). A step is worth 0.0065 there, and a network trained
   from the teacher's games alone followed the maps far less well: 67-73% against random
-  against 82% with ``goal_steps`` (docs/training.md, Results).
+  against 82% with ``goal_steps`` (docs/experiments/alphazero_blockade.md).
 
 The wrapper keeps the encoder contract (``shape``, ``encode``, ``view_to_board_actions``), so
 search, self-play, symmetries and checkpoints use it like the game's own encoder.
