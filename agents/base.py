@@ -9,6 +9,7 @@ the dice.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
 
@@ -23,3 +24,18 @@ class Agent(Protocol):
     def act(self, state) -> int:
         """A legal board action for ``state``, a decision node of this agent's seat. The state
         belongs to the caller: clone it before changing it."""
+
+
+@runtime_checkable
+class BatchingAgent(Agent, Protocol):
+    """An agent whose moves in many concurrent games are best answered together: a network
+    agent, whose positions then go through the network in one batch (the arena's
+    ``batch_games``). Its moves must be the ones ``act`` would choose game by game."""
+
+    def fork(self) -> BatchingAgent:
+        """A twin for one more concurrent game: its own per-game state (``reset``), the same
+        network."""
+
+    def act_batch(self, forks: Sequence[BatchingAgent], states: Sequence) -> list[int]:
+        """``forks[i].act(states[i])`` for every ``i`` (forks of this agent), answered
+        together."""

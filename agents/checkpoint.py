@@ -1,4 +1,7 @@
-"""A trained policy as an agent: a thin adapter over ``training.checkpoint.load_policy``.
+"""Trained policies as agents: :class:`PolicyAgent` wraps any policy with ``reset(seed)``,
+``act(state)``, ``fork()`` and ``act_many(forks, states)`` (a training run's policy, a loaded
+checkpoint); :class:`CheckpointAgent` is the ``checkpoint:PATH`` spec, a thin adapter over
+``training.checkpoint.load_policy``.
 
 The training package owns the file format and decides how the policy acts (the network's
 policy, greedy or sampled at a temperature, or network-guided search, as the checkpoint's own
@@ -10,7 +13,9 @@ the evaluated game (same name and config fields). Each failure is one ``ValueErr
 
 from __future__ import annotations
 
+import copy
 import importlib
+from collections.abc import Sequence
 from pathlib import Path
 
 
@@ -25,21 +30,38 @@ def _load_policy(path: str, game):
     return checkpoint.load_policy(path, game=game)
 
 
-class CheckpointAgent:
+class PolicyAgent:
+    """A trained policy as an agent. A batching agent: the arena can play many games of it at
+    once, its positions evaluated in one network batch."""
+
+    def __init__(self, policy, name: str = "trained"):
+        self.policy = policy
+        self.name = name
+
+    def reset(self, game, player: int, seed: int) -> None:
+        self.policy.reset(seed)
+
+    def act(self, state) -> int:
+        return self.policy.act(state)
+
+    def fork(self) -> PolicyAgent:
+        twin = copy.copy(self)
+        twin.policy = self.policy.fork()
+        return twin
+
+    def act_batch(self, forks: Sequence[PolicyAgent], states: Sequence) -> list[int]:
+        return self.policy.act_many([fork.policy for fork in forks], states)
+
+    def evaluate(self, states):
+        """The network's board logits and values per seat (``play.py``'s hints)."""
+        return self.policy.evaluator(states)
+
+
+class CheckpointAgent(PolicyAgent):
     name = "checkpoint"
 
     def __init__(self, path: str, game):
         if not Path(path).is_file():
             raise FileNotFoundError(f"checkpoint not found: {path}")
+        super().__init__(_load_policy(path, game), name="checkpoint")
         self.path = path
-        self._policy = _load_policy(path, game)
-
-    def reset(self, game, player: int, seed: int) -> None:
-        self._policy.reset(seed)
-
-    def act(self, state) -> int:
-        return self._policy.act(state)
-
-    def evaluate(self, states):
-        """The network's board logits and values per seat (``play.py``'s hints)."""
-        return self._policy.evaluator(states)

@@ -57,6 +57,7 @@ class EvalConfig:
     seed: int = 0
     workers: int = 1
     torch_threads: int = 1
+    batch_games: int = 32
     schedule: str = "round_robin"
     opponent: str = "random"
     agent_options: dict = field(default_factory=dict)
@@ -85,9 +86,10 @@ class EvalConfig:
         if self.schedule not in SCHEDULES:
             raise ValueError(f"schedule must be one of {', '.join(SCHEDULES)}, "
                              f"got {self.schedule!r}")
-        if self.games < 1 or self.workers < 1 or self.torch_threads < 1:
-            raise ValueError(f"games, workers and torch_threads must be at least 1, got "
-                             f"{self.games}, {self.workers} and {self.torch_threads}")
+        if min(self.games, self.workers, self.torch_threads, self.batch_games) < 1:
+            raise ValueError(f"games, workers, torch_threads and batch_games must be at least "
+                             f"1, got {self.games}, {self.workers}, {self.torch_threads} and "
+                             f"{self.batch_games}")
 
 
 def lineups(config: EvalConfig, num_players: int) -> list[list[str]]:
@@ -122,9 +124,9 @@ class Evaluation:
 
 
 def set_torch_threads(threads: int) -> None:
-    """Network agents evaluate one position at a time: one thread is fastest for our small
-    nets, and several spin against each other on a busy machine (25x slower per move, measured
-    on 2 shared cores). Only when torch is in use already: the arena itself needs no torch."""
+    """One thread is fastest for our small nets at the evaluation's batch sizes, and several
+    spin against each other on a busy machine (25x slower per move, measured on 2 shared
+    cores, one position at a time). Only when torch is in use already: the arena itself needs no torch."""
     if "torch" in sys.modules:
         sys.modules["torch"].set_num_threads(threads)
 
@@ -166,7 +168,8 @@ def run_evaluation(env_config: dict, config: EvalConfig, out_dir: Path,
                 finished.clear()
                 result = play_match(env_config, lineup, games, config.seed, config.workers,
                                     config.agent_options, record=config.save_records
-                                    or bool(config.gif_games), progress=advance)
+                                    or bool(config.gif_games), progress=advance,
+                                    batch_games=config.batch_games)
                 matches.append(result)
                 progress.console.print(results_table(result, labels=labels))
     except KeyboardInterrupt:

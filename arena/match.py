@@ -22,6 +22,7 @@ import numpy as np
 
 import envs
 from agents import make_agent, parse_spec
+from agents.base import BatchingAgent
 from arena.records import GameRecord
 from arena.stats import Rating, bradley_terry, openskill_ratings, wilson_interval
 from envs.core import CHANCE, IllegalActionError, check_action
@@ -128,6 +129,24 @@ def play_game(game, agents: Sequence, names: Sequence[str], index: int, seats: l
               dice_seed: int, agent_seeds: list[int], env_config: dict,
               record: bool = False) -> GameResult:
     """One game: agents reset with their seeds, dice rolled from ``dice_seed``."""
+    steps = game_steps(game, agents, names, index, seats, dice_seed, agent_seeds, env_config,
+                       record)
+    try:
+        agent_index, state = next(steps)
+        while True:
+            start = time.perf_counter()
+            action = agents[agent_index].act(state)
+            agent_index, state = steps.send((action, time.perf_counter() - start))
+    except StopIteration as finished:
+        return finished.value
+
+
+def game_steps(game, agents: Sequence, names: Sequence[str], index: int, seats: list[int],
+               dice_seed: int, agent_seeds: list[int], env_config: dict, record: bool = False):
+    """One game as a generator: it yields ``(lineup index, state)`` whenever an agent is to
+    move, is sent ``(move, seconds spent finding it)``, and returns the :class:`GameResult`.
+    The caller decides how the moves are found: one ``act`` at a time (:func:`play_game`) or
+    many games' moves in one network batch (:func:`play_games_batched`)."""
     for agent_index, agent in enumerate(agents):
         agent.reset(game, seats.index(agent_index), agent_seeds[agent_index])
     dice = np.random.default_rng(dice_seed)
@@ -144,9 +163,8 @@ def play_game(game, agents: Sequence, names: Sequence[str], index: int, seats: l
             state.apply_action(action)
         else:
             agent_index = seats[player]
-            start = time.perf_counter()
-            action = agents[agent_index].act(state.clone())
-            think[agent_index] += time.perf_counter() - start
+            action, seconds = yield agent_index, state.clone()
+            think[agent_index] += seconds
             moves[agent_index] += 1
             try:
                 action = check_action(action, game.num_actions)
@@ -164,6 +182,75 @@ def play_game(game, agents: Sequence, names: Sequence[str], index: int, seats: l
                                  returns, index)
     return GameResult(index, seats, returns, int(state.to_dict().get("turn", 0)),
                       bool(state.is_truncated()), think, moves, game_record)
+
+
+def can_batch(lineup: Sequence, agents: Sequence) -> bool:
+    """Whether a lineup gains from :func:`play_games_batched`: some agent batches its moves,
+    and every other one comes from a spec string (so each concurrent game gets its own
+    instance)."""
+    return (any(isinstance(a, BatchingAgent) for a in agents)
+            and all(isinstance(a, BatchingAgent) or isinstance(spec, str)
+                    for spec, a in zip(lineup, agents, strict=True)))
+
+
+def play_games_batched(game, lineup: Sequence, bases: Sequence, names: Sequence[str],
+                       indices: Sequence[int], seed: int, env_config: dict, record: bool,
+                       batch_games: int, agent_options: dict | None = None,
+                       progress: Callable[[GameResult], None] | None = None
+                       ) -> list[GameResult]:
+    """The games ``indices`` of a match between ``bases`` (built from ``lineup``),
+    ``batch_games`` of them at a time: every batching agent's moves in those games are
+    answered together (one network batch, its time shared among them), the other agents play
+    as usual, one instance per concurrent game. Each game is the one :func:`play_game` plays
+    with the same seeds. ``progress`` sees the games in order."""
+    n = len(lineup)
+
+    def instances() -> list:
+        return [base.fork() if isinstance(base, BatchingAgent)
+                else make_agent(spec, game, **options_for(spec, agent_options))
+                for base, spec in zip(bases, lineup, strict=True)]
+
+    queue = list(indices)
+    running: dict[int, tuple] = {}  # game index -> (its agents, its generator, pending request)
+    done: dict[int, GameResult] = {}
+    emitted = 0
+    while queue or running:
+        while queue and len(running) < batch_games:
+            index = queue.pop(0)
+            agents = instances()
+            dice_seed, agent_seeds = game_seeds(seed, index, n)
+            steps = game_steps(game, agents, names, index, rotation(index, n), dice_seed,
+                               agent_seeds, env_config, record)
+            running[index] = (agents, steps, next(steps))
+        # Moves of agents that do not batch are answered at once, game by game.
+        answers: dict[int, tuple[int, float]] = {}
+        for index, (agents, _, (agent_index, state)) in running.items():
+            if not isinstance(bases[agent_index], BatchingAgent):
+                start = time.perf_counter()
+                action = agents[agent_index].act(state)
+                answers[index] = action, time.perf_counter() - start
+        for agent_index, base in enumerate(bases):
+            waiting = [index for index, (_, _, request) in running.items()
+                       if request[0] == agent_index and index not in answers]
+            if waiting and isinstance(base, BatchingAgent):
+                start = time.perf_counter()
+                moves = base.act_batch([running[i][0][agent_index] for i in waiting],
+                                       [running[i][2][1] for i in waiting])
+                seconds = (time.perf_counter() - start) / len(waiting)
+                answers.update((i, (move, seconds)) for i, move in zip(waiting, moves,
+                                                                        strict=True))
+        for index, answer in answers.items():
+            agents, steps, _ = running[index]
+            try:
+                running[index] = (agents, steps, steps.send(answer))
+            except StopIteration as finished:
+                del running[index]
+                done[index] = finished.value
+        while emitted < len(indices) and indices[emitted] in done:
+            if progress:
+                progress(done[indices[emitted]])
+            emitted += 1
+    return [done[index] for index in indices]
 
 
 @dataclass(frozen=True)
@@ -202,13 +289,17 @@ def _play_task(task: _Task) -> GameResult:
 
 def play_match(env_config: dict, agent_specs: Sequence, num_games: int, seed: int,
                workers: int = 1, agent_options: dict | None = None, record: bool = False,
-               progress: Callable[[GameResult], None] | None = None) -> MatchResult:
+               progress: Callable[[GameResult], None] | None = None,
+               batch_games: int = 1) -> MatchResult:
     """Play ``num_games`` games of the ``env_config`` game between the lineup ``agent_specs``
     (one per seat: spec strings, or ``Agent`` instances when ``workers == 1``), seats rotated.
 
     ``agent_options`` maps an agent name (``"mcts"``) or a whole spec to keyword options.
-    ``progress`` is called with each finished game, in game order. Returns the games with
-    per-agent summaries and ratings (Bradley–Terry for two players, openskill for more).
+    With ``batch_games`` > 1 (and ``workers == 1``) that many games are played at once and
+    network agents answer all their moves in one batch (:func:`play_games_batched`); the games
+    are the same as one at a time. ``progress`` is called with each finished game, in game
+    order. Returns the games with per-agent summaries and ratings (Bradley–Terry for two
+    players, openskill for more).
     """
     game = make_env_game(env_config)
     if len(agent_specs) != game.num_players:
@@ -229,13 +320,17 @@ def play_match(env_config: dict, agent_specs: Sequence, num_games: int, seed: in
                   else make_agent(spec, game, **options_for(spec, agent_options))
                   for spec in agent_specs]
         n = len(agents)
-        for index in range(num_games):
-            dice_seed, agent_seeds = game_seeds(seed, index, n)
-            result = play_game(game, agents, names, index, rotation(index, n), dice_seed,
-                               agent_seeds, env_config, record)
-            games.append(result)
-            if progress:
-                progress(result)
+        if batch_games > 1 and can_batch(agent_specs, agents):
+            games = play_games_batched(game, agent_specs, agents, names, range(num_games), seed,
+                                       env_config, record, batch_games, agent_options, progress)
+        else:
+            for index in range(num_games):
+                dice_seed, agent_seeds = game_seeds(seed, index, n)
+                result = play_game(game, agents, names, index, rotation(index, n), dice_seed,
+                                   agent_seeds, env_config, record)
+                games.append(result)
+                if progress:
+                    progress(result)
     else:
         for spec in agent_specs:  # fail here, with one clear error, not inside a worker
             make_agent(spec, game, **options_for(spec, agent_options))

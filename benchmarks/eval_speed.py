@@ -6,8 +6,10 @@ weights: speed does not depend on them) in the two places it plays,
 - ``evaluate.py``: a ``checkpoint:PATH`` agent built from the saved file and played by
   ``arena.evaluation.run_evaluation`` with its default settings,
 
-both against ``random`` on the same game, seeds and number of games, in one run. Issue target:
-``evaluate.py`` within 1.5x of ``training``.
+both against ``random`` on the same game, seeds and number of games, in one run, each one game
+at a time (``batch_games=1``) and with the default ``batch_games`` (many games at once, the
+agent's moves in one network batch, as self-play batches its searches). Target: ``evaluate.py``
+within 1.5x of ``training``.
 
     python benchmarks/eval_speed.py                  # Blockade, 2 players, 20 games
     python benchmarks/eval_speed.py --game nobles --games 40
@@ -59,24 +61,30 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=20)
     args = parser.parse_args()
     default_threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # as the training run sets it
+    batched = EvalConfig.batch_games
+    rows = {}
     with tempfile.TemporaryDirectory() as folder:
         path, policy = checkpoint_of_default_network(args.game, Path(folder))
-        trained = evaluate(policy, {"name": args.game}, ["random"], args.games, seed=0)
-        in_training = trained["random"].summaries[0].seconds_per_move
-        torch.set_num_threads(default_threads)  # evaluate.py sets its own (torch_threads)
-        config = EvalConfig.from_dict({"agents": [f"checkpoint:{path}", "random"],
-                                       "games": args.games, "chart": False})
-        evaluation = run_evaluation({"name": args.game}, config, Path(folder) / "eval",
-                                    Console(quiet=True))
-        in_evaluate = evaluation.matches[0].summaries[0].seconds_per_move
+        for batch_games in (1, batched):
+            torch.set_num_threads(1)  # as the training run sets it
+            trained = evaluate(policy, {"name": args.game}, ["random"], args.games, seed=0,
+                               batch_games=batch_games)
+            rows["training's evaluation", batch_games] = trained["random"].summaries[0]
+            torch.set_num_threads(default_threads)  # evaluate.py sets its own (torch_threads)
+            config = EvalConfig.from_dict({"agents": [f"checkpoint:{path}", "random"],
+                                           "games": args.games, "chart": False,
+                                           "batch_games": batch_games})
+            evaluation = run_evaluation({"name": args.game}, config,
+                                        Path(folder) / f"eval{batch_games}", Console(quiet=True))
+            rows["evaluate.py checkpoint:PATH", batch_games] = evaluation.matches[0].summaries[0]
+    reference = rows["training's evaluation", batched].seconds_per_move
     table = Table(title=f"{args.game}: ms per move of a trained agent, {args.games} games "
                   "against random")
-    for column in ("where", "ms/move", "× training"):
+    for column in ("where", "batch_games", "ms/move", "× training (batched)"):
         table.add_column(column, justify="right")
-    table.add_row("training's evaluation", f"{1000 * in_training:.2f}", "1.00")
-    table.add_row("evaluate.py checkpoint:PATH", f"{1000 * in_evaluate:.2f}",
-                  f"{in_evaluate / in_training:.2f}")
+    for (where, batch_games), summary in rows.items():
+        table.add_row(where, str(batch_games), f"{1000 * summary.seconds_per_move:.2f}",
+                      f"{summary.seconds_per_move / reference:.2f}")
     Console().print(table)
 
 

@@ -28,14 +28,32 @@ def choose_action(state, evaluate: Evaluator, rng: np.random.Generator, simulati
     logits, absolute values)``. ``simulations == 0``: :func:`pick_from_logits` on the
     network's logits; otherwise the choice of a noise-free search of ``simulations``
     simulations (``search_config`` gives its other settings)."""
-    legal = np.flatnonzero(state.legal_actions_mask())
-    if len(legal) == 1:
-        return int(legal[0])
-    if not simulations:
-        logits, _ = evaluate([state])
-        return pick_from_logits(logits[0], legal, temperature, rng)
-    config = dataclasses.replace(search_config or SearchConfig(), simulations=simulations)
-    result = search([state], evaluate, config, [rng], add_noise=False)[0]
-    if result.selected is not None:
-        return result.selected
-    return int(result.actions[np.argmax(result.visits)])
+    return choose_actions([state], evaluate, [rng], simulations, temperature, search_config)[0]
+
+
+def choose_actions(states, evaluate: Evaluator, rngs, simulations: int = 0,
+                   temperature: float = 0.0, search_config: SearchConfig | None = None
+                   ) -> list[int]:
+    """:func:`choose_action` for many states at once, state ``i`` drawing from ``rngs[i]``:
+    one network batch for all of them (one per simulation round with search). Each choice is
+    the one :func:`choose_action` makes for its state alone."""
+    actions: list[int | None] = [None] * len(states)
+    pending = []
+    for i, state in enumerate(states):
+        legal = np.flatnonzero(state.legal_actions_mask())
+        if len(legal) == 1:
+            actions[i] = int(legal[0])
+        else:
+            pending.append((i, legal))
+    if pending and not simulations:
+        logits, _ = evaluate([states[i] for i, _ in pending])
+        for row, (i, legal) in enumerate(pending):
+            actions[i] = pick_from_logits(logits[row], legal, temperature, rngs[i])
+    elif pending:
+        config = dataclasses.replace(search_config or SearchConfig(), simulations=simulations)
+        results = search([states[i] for i, _ in pending], evaluate, config,
+                         [rngs[i] for i, _ in pending], add_noise=False)
+        for (i, _), result in zip(pending, results, strict=True):
+            actions[i] = (result.selected if result.selected is not None
+                          else int(result.actions[np.argmax(result.visits)]))
+    return actions

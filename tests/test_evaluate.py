@@ -79,7 +79,7 @@ def prepare(*overrides):
     (["env.num_players=4", "agents=[heuristic,random]"], "a round robin of a 4-player game "
                                                          "needs at least 4 agents"),
     (["agents=[heuristic,random]", "games=0"],
-     "games, workers and torch_threads must be at least 1"),
+     "games, workers, torch_threads and batch_games must be at least 1"),
     (["agents=[heuristic,random]", "+colour=blue"], "unknown evaluate option(s) colour"),
     (["agents=[heuristic,heuristic]"], "agents lists an agent twice"),
     (["agents=[mcts]", "agent_options.mcts.rollout=greedy"], "rollout must be one of"),
@@ -125,6 +125,31 @@ def test_checkpoint_agent_plays_its_game(nobles_checkpoint):
     result = play_match({"name": "nobles"}, [f"checkpoint:{nobles_checkpoint}", "random"], 2,
                         seed=0)
     assert sum(s.games for s in result.summaries) == 4
+
+
+@pytest.mark.parametrize("simulations, temperature", [(0, 0.0), (0, 1.0), (4, 0.0)])
+def test_batched_games_are_the_games_played_one_at_a_time(nobles_checkpoint, simulations,
+                                                          temperature):
+    """batch_games plays several games at once, the network agent's moves of all of them in
+    one batch: the same moves, in the same games, as one game at a time."""
+    from agents.checkpoint import PolicyAgent
+    from training.checkpoint import load_policy
+
+    def match(batch_games):
+        policy = load_policy(nobles_checkpoint)
+        policy.simulations, policy.temperature = simulations, temperature
+        calls = []
+        evaluator = policy.evaluator
+        policy.evaluator = lambda states: calls.append(len(states)) or evaluator(states)
+        result = play_match({"name": "nobles"}, [PolicyAgent(policy), "heuristic"], 6, seed=3,
+                            record=True, batch_games=batch_games)
+        return [(g.index, g.seats, g.returns, g.record.actions) for g in result.games], calls
+
+    one_at_a_time, single_calls = match(1)
+    batched, batched_calls = match(4)
+    assert batched == one_at_a_time
+    assert max(single_calls) == 1 and max(batched_calls) > 1
+    assert len(batched_calls) < len(single_calls)
 
 
 def test_checkpoint_of_another_game_is_refused(nobles_checkpoint, tmp_path):

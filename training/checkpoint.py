@@ -14,8 +14,10 @@ half-written file under the real name.
 
 from __future__ import annotations
 
+import copy
 import os
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -25,7 +27,7 @@ import envs
 from models.evaluator import NetworkEvaluator
 from models.features import make_encoder
 from models.nets import ActionLayout, ModelConfig, action_layout, build_network
-from policies.acting import choose_action
+from policies.acting import choose_action, choose_actions
 from policies.metadata import env_config_mismatch
 from search.puct import SearchConfig
 from training.config import from_mapping, to_mapping
@@ -202,6 +204,17 @@ class Policy:
     def act(self, state) -> int:
         return choose_action(state, self.evaluator, self.rng, self.simulations, self.temperature,
                              self.search_config)
+
+    def fork(self) -> Policy:
+        """A twin for one more concurrent game: its own generator, the same network."""
+        twin = copy.copy(self)
+        twin.rng = np.random.default_rng(0)
+        return twin
+
+    def act_many(self, forks: Sequence[Policy], states: Sequence) -> list[int]:
+        """``forks[i].act(states[i])`` for every ``i``, in one network batch."""
+        return choose_actions(states, self.evaluator, [fork.rng for fork in forks],
+                              self.simulations, self.temperature, self.search_config)
 
 
 def check_env_config(env_config: dict, game, where: str) -> None:

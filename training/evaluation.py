@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 from rich.console import Console
 
+from agents.checkpoint import PolicyAgent
+
 
 @dataclass(frozen=True)
 class EvalConfig:
@@ -24,28 +26,16 @@ class EvalConfig:
     final_opponents: tuple[str, ...] = ("random", "heuristic")
     simulations: int = 0
     temperature: float = 0.0
+    batch_games: int = 32
     seed: int = 12345
 
     def __post_init__(self):
-        if self.every < 0 or self.games < 1 or self.final_games < 0 or self.simulations < 0:
-            raise ValueError("eval.every, eval.final_games and eval.simulations must be >= 0 and "
-                             "eval.games >= 1")
+        if self.every < 0 or self.final_games < 0 or self.simulations < 0:
+            raise ValueError("eval.every, eval.final_games and eval.simulations must be >= 0")
+        if self.games < 1 or self.batch_games < 1:
+            raise ValueError("eval.games and eval.batch_games must be >= 1")
         if self.temperature < 0:
             raise ValueError(f"eval.temperature must be >= 0, got {self.temperature}")
-
-
-class PolicyAgent:
-    """A :class:`~training.checkpoint.Policy` as an arena agent (in-process, ``workers=1``)."""
-
-    def __init__(self, policy, name: str = "trained"):
-        self.policy = policy
-        self.name = name
-
-    def reset(self, game, player: int, seed: int) -> None:
-        self.policy.reset(seed)
-
-    def act(self, state) -> int:
-        return self.policy.act(state)
 
 
 def _arena():
@@ -58,15 +48,16 @@ def _arena():
 
 
 def evaluate(policy, env_config: dict, opponents, games: int, seed: int,
-             progress: Callable[[object], None] | None = None) -> dict:
-    """One match per opponent: the trained agent against ``num_players - 1`` copies of it.
-    Returns ``{opponent: MatchResult}``; ``progress`` is called with each finished game."""
+             progress: Callable[[object], None] | None = None, batch_games: int = 1) -> dict:
+    """One match per opponent: the trained agent against ``num_players - 1`` copies of it,
+    ``batch_games`` games at once (its moves in one network batch). Returns ``{opponent:
+    MatchResult}``; ``progress`` is called with each finished game."""
     arena = _arena()
     agent = PolicyAgent(policy)
     n = policy.game.num_players
     games = match_games(games, n)
     return {opp: arena.play_match(env_config, [agent] + [opp] * (n - 1), games, seed,
-                                  progress=progress)
+                                  progress=progress, batch_games=batch_games)
             for opp in opponents}
 
 

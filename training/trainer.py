@@ -264,7 +264,8 @@ class Trainer:
             final = evaluate(a.policy(), a.config["env"], algo.eval.final_opponents,
                              algo.eval.final_games, algo.eval.seed + 1,
                              ProgressLine("final evaluation",
-                                          games * len(algo.eval.final_opponents)))
+                                          games * len(algo.eval.final_opponents)),
+                             algo.eval.batch_games)
             self.stop.at_once = False
             final_metrics = metrics(final, prefix="final")
             self.logger.log(final_metrics, step=c["iteration"])
@@ -276,7 +277,7 @@ class Trainer:
     def _evaluate(self, number: int) -> dict:
         a, config = self.algorithm, self.algo.eval
         results = evaluate(a.policy(), a.config["env"], config.opponents, config.games,
-                           config.seed)
+                           config.seed, batch_games=config.batch_games)
         actions = a.sample_game()
         if actions:
             self.logger.log_game(f"games/{a.name}", lambda: game_frames(a.game, actions),
