@@ -22,11 +22,11 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+import envs
 from agents import make_agent
 from arena.match import (
     MatchResult,
     lineup_names,
-    make_env_game,
     match_result,
     options_for,
     play_match,
@@ -105,7 +105,7 @@ def lineups(config: EvalConfig, num_players: int) -> list[list[str]]:
 def check_agents(env_config: dict, specs: Sequence[str], agent_options: dict):
     """Build every agent once before any game: bad names, options, missing checkpoints and
     checkpoints of another game fail here, with their one-line error. Returns the game."""
-    game = make_env_game(env_config)
+    game = envs.make_game(env_config)
     for spec in specs:
         make_agent(spec, game, **options_for(spec, agent_options))
     return game

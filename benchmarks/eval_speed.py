@@ -37,10 +37,10 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def checkpoint_of_default_network(game_name: str, folder: Path) -> tuple[Path, Policy]:
     env_config = {"name": game_name}
-    game = envs.make_game(game_name)
+    game = envs.make_game({"name": game_name})
     model = OmegaConf.to_container(OmegaConf.load(ROOT / "configs" / "model" / "small.yaml"))
     model.pop("name", None)
-    model["features"] = list(resolve_features(game_name, model.get("features") or ()))
+    model["features"] = list(resolve_features(game, model.get("features") or ()))
     config = from_mapping(ModelConfig, model, "model")
     encoder = make_encoder(game, config.features)
     net = build_network(encoder.shape, game.num_actions, game.num_players, config,

@@ -160,7 +160,7 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
     config = {} if args.game == "barricade" else {"num_players": args.players}
-    game = envs.make_game(args.game, **config)
+    game = envs.make_game({"name": args.game, **config})
     model = OmegaConf.to_container(OmegaConf.load(DEFAULT_MODEL))
     model = from_mapping(ModelConfig, {k: v for k, v in model.items() if k != "name"}, "model")
     encoder = make_encoder(game, () if args.no_features else model.features)

@@ -34,6 +34,7 @@ import torch
 import yaml
 from torch import nn
 
+import envs
 from models.features import make_encoder
 from models.views import ViewMaps
 from policies.metadata import (
@@ -43,7 +44,7 @@ from policies.metadata import (
     VERSION,
     encoder_description,
 )
-from training.checkpoint import build_model, load_checkpoint, make_env_game
+from training.checkpoint import build_model, load_checkpoint
 
 FORMATS = ("onnx", "torchscript", "both")
 ROOT = Path(__file__).resolve().parents[1]
@@ -272,7 +273,7 @@ def export_checkpoint(config: ExportConfig) -> dict[str, Path]:
     :class:`training.checkpoint.CheckpointError`) or a failed export leaves no files."""
     checkpoint = Path(config.checkpoint)
     payload = load_checkpoint(checkpoint)
-    game = make_env_game(payload["env_config"])
+    game = envs.make_game(payload["env_config"])
     net = build_model(payload["model"], f"checkpoint {checkpoint}")
     encoder = make_encoder(game, payload["model"]["config"].get("features") or ())
     maps = ViewMaps(encoder, game.num_players)

@@ -13,6 +13,8 @@ from pathlib import Path
 import numpy as np
 import yaml
 
+import envs
+
 ROOT = Path(__file__).resolve().parents[1]
 
 GAME_CONFIGS = [
@@ -38,7 +40,7 @@ def tiny_checkpoint(path: Path, env_config: dict, seed: int = 0,
 
     from models.features import make_encoder, resolve_features
     from models.nets import ModelConfig, action_layout, build_network
-    from training.checkpoint import make_env_game, model_payload, save_checkpoint
+    from training.checkpoint import model_payload, save_checkpoint
     from training.config import from_mapping
 
     tiny = yaml.safe_load((ROOT / "configs" / "model" / "tiny.yaml").read_text())
@@ -46,8 +48,8 @@ def tiny_checkpoint(path: Path, env_config: dict, seed: int = 0,
     # The whole env config, as a training run records it (its YAML with the overrides).
     env_config = {**yaml.safe_load((ROOT / "configs" / "env" / f"{env_config['name']}.yaml")
                                    .read_text()), **env_config}
-    game = make_env_game(env_config)
-    tiny["features"] = list(resolve_features(game.name, tiny["features"]))
+    game = envs.make_game(env_config)
+    tiny["features"] = list(resolve_features(game, tiny["features"]))
     config = from_mapping(ModelConfig, tiny, "model")
     encoder = make_encoder(game, config.features)
     torch.manual_seed(seed)

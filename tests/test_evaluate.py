@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
+import envs
 from agents import make_agent
 from arena import load_records, play_match, replay
-from arena.match import make_env_game
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -108,7 +108,7 @@ def nobles_checkpoint(tmp_path_factory):
     from models.nets import ModelConfig, build_network
 
     env_config = {"name": "nobles", "num_players": 2}
-    game = make_env_game(env_config)
+    game = envs.make_game(env_config)
     encoder = Encoder(game)
     config = ModelConfig(channels=4, blocks=0, hidden=8, policy_channels=1)
     net = build_network(encoder.shape, game.num_actions, game.num_players, config)
@@ -129,10 +129,10 @@ def test_checkpoint_agent_plays_its_game(nobles_checkpoint):
 
 def test_checkpoint_of_another_game_is_refused(nobles_checkpoint, tmp_path):
     with pytest.raises(ValueError, match="trained on 'nobles', not 'blockade'"):
-        make_agent(f"checkpoint:{nobles_checkpoint}", make_env_game({"name": "blockade"}))
+        make_agent(f"checkpoint:{nobles_checkpoint}", envs.make_game({"name": "blockade"}))
     with pytest.raises(ValueError, match="num_players=2 but the game has num_players=4"):
         make_agent(f"checkpoint:{nobles_checkpoint}",
-                   make_env_game({"name": "nobles", "num_players": 4}))
+                   envs.make_game({"name": "nobles", "num_players": 4}))
     with pytest.raises(ValueError, match="trained on 'nobles', not 'blockade'"):
         prepare("env=blockade", f"agents=[checkpoint:{nobles_checkpoint},random]")
 

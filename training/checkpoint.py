@@ -168,11 +168,6 @@ def restore_numpy_rng(state: dict) -> np.random.Generator:
     return rng
 
 
-def make_env_game(env_config: dict):
-    config = dict(env_config)
-    return envs.make_game(config.pop("name"), **config)
-
-
 class Policy:
     """A trained network that plays: from its policy (``simulations == 0``; the most likely
     legal action, or with ``temperature`` > 0 one sampled from ``softmax(logits /
@@ -216,7 +211,7 @@ def load_policy(path: str | Path, game=None) -> Policy:
     payload = load_checkpoint(path)
     env_config = payload["env_config"]
     if game is None:
-        game = make_env_game(env_config)
+        game = envs.make_game(env_config)
     else:
         check_env_config(env_config, game, f"checkpoint {path}")
     net = build_model(payload["model"], f"checkpoint {path}")

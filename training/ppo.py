@@ -24,11 +24,11 @@ from typing import Annotated
 import numpy as np
 import torch
 
+import envs
 from models.features import make_encoder
 from models.nets import ModelConfig, action_layout, build_network
 from training.checkpoint import (
     Policy,
-    make_env_game,
     model_payload,
     numpy_rng_state,
     restore_numpy_rng,
@@ -187,7 +187,7 @@ class PPO:
         torch.set_num_threads(runner.torch_threads)
         self.env_config = dict(config["env"])
         self.seed = int(config["seed"])
-        self.game = make_env_game(self.env_config)
+        self.game = envs.make_game(self.env_config)
         self.encoder = make_encoder(self.game, self.model_config.features)
         torch.manual_seed(self.seed)
         self.net = self.make_net()
