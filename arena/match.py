@@ -24,7 +24,7 @@ import envs
 from agents import make_agent, parse_spec
 from arena.records import GameRecord
 from arena.stats import Rating, bradley_terry, openskill_ratings, wilson_interval
-from envs.core import CHANCE, IllegalActionError, check_action
+from envs.core import CHANCE, IllegalActionError, check_action, sample_chance
 
 
 @dataclass
@@ -132,8 +132,7 @@ def play_game(game, agents: Sequence, names: Sequence[str], index: int, seats: l
     while not state.is_terminal():
         player = state.current_player()
         if player == CHANCE:
-            outcomes, probs = zip(*state.chance_outcomes(), strict=True)
-            action = int(outcomes[dice.choice(len(outcomes), p=probs)])
+            action = sample_chance(state, dice)
             state.apply_action(action)
         else:
             agent_index = seats[player]

@@ -19,7 +19,7 @@ A game package (``envs/blockade``, ``envs/barricade``, ``envs/nobles``) provides
   may use beyond the rules (a lead for unfinished games, symmetries, derived input planes).
 
 :func:`make_game` builds a ``Game`` from an env config (``{"name": ..., **keywords}``); a name
-outside :data:`GAMES` is a module path, so a game plugs in by its package alone.
+outside :data:`GAMES` is an import path, so a game plugs in by its package alone.
 :func:`game_package` and :func:`game_hooks` find a game's package and hooks from the ``Game``.
 
 :class:`BoardGameEnv` turns these into a PettingZoo ``AECEnv``; :func:`wrap` adds the wrappers
@@ -32,8 +32,10 @@ import dataclasses
 import importlib
 import sys
 import warnings
+from bisect import bisect_right
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 from types import ModuleType
 from typing import Any, Protocol
 
@@ -90,19 +92,19 @@ GAMES = ("blockade", "barricade", "nobles")
 
 
 def game_module(name: str) -> ModuleType:
-    """The package of a game by name: ``"blockade"`` -> ``envs.blockade``; a dotted name is
-    the module path of a game package elsewhere (``"tests.tiny_race"``)."""
+    """The package of a game by name: ``"blockade"`` -> ``envs.blockade``; any other name is
+    the import path of a game package elsewhere (one exposing ``Game`` and ``Encoder``, e.g.
+    the test game ``tiny_race``)."""
     if name in GAMES:
         return importlib.import_module(f"envs.{name}")
-    if "." in name:
-        try:
-            module = importlib.import_module(name)
-        except ImportError as error:
-            raise ValueError(f"unknown game {name!r}: cannot import it ({error})") from None
-        if hasattr(module, "Game"):
-            return module
-    raise ValueError(f"unknown game {name!r}; choose one of {', '.join(GAMES)}, or give the "
-                     f"module path of a game package")
+    try:
+        module = importlib.import_module(name)
+    except ImportError:
+        module = None
+    if module is None or not (hasattr(module, "Game") and hasattr(module, "Encoder")):
+        raise ValueError(f"unknown game {name!r}; choose one of {', '.join(GAMES)}, or give "
+                         f"the import path of a game package")
+    return module
 
 
 def make_game(env_config: Mapping[str, Any]) -> Game:
@@ -134,11 +136,20 @@ def game_hooks(game: Game) -> Hooks:
     return getattr(game_package(game), "HOOKS", NO_HOOKS)
 
 
-def sample_chance(state: State, rng: np.random.Generator) -> int:
-    """One outcome of the chance node ``state``, drawn from ``chance_outcomes()`` with ``rng``
-    (every chance draw of the project goes through here, so one seed gives one game)."""
+def draw_index(cumulative: Sequence[float], rng) -> int:
+    """An index drawn with probability proportional to its step in ``cumulative`` (running
+    sums of probabilities or weights), from one ``rng.random()``: a numpy ``Generator`` or a
+    ``random.Random``. The same draw as ``Generator.choice(n, p=...)`` and
+    ``random.choices(..., weights)`` make, so swapping one for this keeps seeded games."""
+    index = bisect_right(cumulative, rng.random() * cumulative[-1])
+    return min(index, len(cumulative) - 1)
+
+
+def sample_chance(state: State, rng) -> int:
+    """One outcome of the chance node ``state``, drawn from ``chance_outcomes()`` by
+    :func:`draw_index` (every chance draw of the project goes through here)."""
     outcomes, probs = zip(*state.chance_outcomes(), strict=True)
-    return outcomes[rng.choice(len(outcomes), p=probs)]
+    return int(outcomes[draw_index(list(accumulate(probs)), rng)])
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,7 @@ import yaml
 from torch import nn
 
 import envs
+from envs.core import sample_chance
 from models.features import make_encoder
 from models.views import ViewMaps
 from policies.metadata import (
@@ -126,8 +127,7 @@ def reference_positions(game, count: int, seed: int) -> list:
     state, decisions = game.new_initial_state(), []
     while not state.is_terminal():
         if state.is_chance_node():
-            outcomes, probs = zip(*state.chance_outcomes(), strict=True)
-            state.apply_action(outcomes[rng.choice(len(outcomes), p=probs)])
+            state.apply_action(sample_chance(state, rng))
             continue
         decisions.append(state.clone())
         actions = state.legal_actions()

@@ -20,7 +20,7 @@ from agents import make_agent
 from agents.heuristic import heuristic_for
 from arena.match import game_seeds, options_for
 from arena.records import GameRecord, render_gif, replay, save_records
-from envs.core import CHANCE, IllegalActionError
+from envs.core import CHANCE, IllegalActionError, sample_chance
 from policies.metadata import env_config_mismatch
 from search.puct import legal_softmax
 
@@ -139,8 +139,7 @@ class TerminalGame:
 
     def roll_dice(self) -> None:
         while self.state.current_player() == CHANCE:
-            outcomes, probs = zip(*self.state.chance_outcomes(), strict=True)
-            outcome = int(outcomes[self.dice.choice(len(outcomes), p=probs)])
+            outcome = sample_chance(self.state, self.dice)
             self.say(f"dice: {self.state.action_to_string(outcome)}")
             self.apply(outcome)
 
