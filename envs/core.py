@@ -117,9 +117,7 @@ def make_game(env_config: Mapping[str, Any]) -> Game:
     return game_module(config.pop("name")).Game(**config)
 
 
-def game_package(game: Game) -> ModuleType:
-    """The package that defines ``game``'s class beside its ``Encoder`` (and ``draw``,
-    ``HOOKS``): the class's module or the nearest package above it."""
+def _find_package(game: Game) -> ModuleType | None:
     name = type(game).__module__
     while name:
         module = sys.modules.get(name)
@@ -127,13 +125,23 @@ def game_package(game: Game) -> ModuleType:
                 and hasattr(module, "Encoder"):
             return module
         name = name.rpartition(".")[0]
-    raise ValueError(f"no game package found for {type(game).__qualname__} (a package "
-                     f"exposing Game and Encoder)")
+    return None
+
+
+def game_package(game: Game) -> ModuleType:
+    """The package that defines ``game``'s class beside its ``Encoder`` (and ``draw``,
+    ``HOOKS``): the class's module or the nearest package above it."""
+    package = _find_package(game)
+    if package is None:
+        raise ValueError(f"no game package found for {type(game).__qualname__} (a package "
+                         f"exposing Game and Encoder)")
+    return package
 
 
 def game_hooks(game: Game) -> Hooks:
-    """``game``'s :class:`Hooks` (its package's ``HOOKS``; none given means no hooks)."""
-    return getattr(game_package(game), "HOOKS", NO_HOOKS)
+    """``game``'s :class:`Hooks`: its package's ``HOOKS``; none for a game without them (or a
+    bare engine outside a package, as tests build)."""
+    return getattr(_find_package(game), "HOOKS", NO_HOOKS)
 
 
 def draw_index(cumulative: Sequence[float], rng) -> int:

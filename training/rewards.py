@@ -94,8 +94,8 @@ class Outcomes:
         self.adjudicate = None
         if config.adjudication == "distance":
             if hooks.adjudicate is None:
-                raise ValueError(f"game {game.name!r} has no adjudicate hook; set "
-                                 f"algo.rewards.adjudication=none")
+                raise ValueError(f"no adjudicator for game {game.name!r} (its hooks have no "
+                                 f"adjudicate); set algo.rewards.adjudication=none")
             self.adjudicate = hooks.adjudicate
         self.scale = config.scale
         self.cap = config.cap

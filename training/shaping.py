@@ -52,8 +52,8 @@ class Potential:
             elif hooks.adjudicate is not None:
                 self.lead = each_state(hooks.adjudicate)
             else:
-                raise ValueError(f"game {game.name!r} has neither a potential nor an adjudicate "
-                                 f"hook; set algo.shaping.potential=none")
+                raise ValueError(f"no distance potential for game {game.name!r} (its hooks have "
+                                 f"no potential or adjudicate); set algo.shaping.potential=none")
         self.weight = shaping.weight
         self.scale = rewards.scale
         self.num_players = game.num_players
