@@ -1,6 +1,6 @@
-"""A trained policy as an agent: a thin adapter over ``training.checkpoint.load_policy``.
+"""A trained policy as an agent: a thin adapter over :func:`agents.policy.load_policy`.
 
-The training package owns the file format and decides how the policy acts (the network's
+The checkpoint says how the policy acts (the network's
 policy, greedy or sampled at a temperature, or network-guided search, as the checkpoint's own
 config says). Everything is checked when the agent is built, before any game: that the file
 exists, and — by ``load_policy(path, game=game)`` — that it is an intact checkpoint trained on
@@ -10,19 +10,7 @@ the evaluated game (same name and config fields). Each failure is one ``ValueErr
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
-
-
-def _load_policy(path: str, game):
-    try:
-        checkpoint = importlib.import_module("training.checkpoint")
-    except ModuleNotFoundError as error:
-        if error.name not in ("training", "training.checkpoint"):
-            raise
-        raise ValueError(f"checkpoint agent {path!r} needs the training package "
-                         "(training.checkpoint.load_policy), which is not available") from None
-    return checkpoint.load_policy(path, game=game)
 
 
 class CheckpointAgent:
@@ -31,8 +19,10 @@ class CheckpointAgent:
     def __init__(self, path: str, game):
         if not Path(path).is_file():
             raise FileNotFoundError(f"checkpoint not found: {path}")
+        from agents.policy import load_policy  # torch is loaded only for checkpoint agents
+
         self.path = path
-        self._policy = _load_policy(path, game)
+        self._policy = load_policy(path, game=game)
 
     def reset(self, game, player: int, seed: int) -> None:
         self._policy.reset(seed)

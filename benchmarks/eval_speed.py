@@ -25,11 +25,13 @@ from rich.console import Console
 from rich.table import Table
 
 import envs
+from agents.policy import Policy
 from arena.evaluation import EvalConfig, run_evaluation
+from models.checkpoint import model_payload
+from models.config import from_mapping
 from models.features import make_encoder, resolve_features
 from models.nets import ModelConfig, action_layout, build_network
-from training.checkpoint import Policy, model_payload, save_checkpoint
-from training.config import from_mapping
+from training.checkpoint import save_checkpoint
 from training.evaluation import evaluate
 
 ROOT = Path(__file__).resolve().parents[1]

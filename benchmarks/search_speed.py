@@ -35,11 +35,11 @@ from rich.console import Console
 from rich.table import Table
 
 import envs
+from models.config import from_mapping
 from models.evaluator import NetworkEvaluator, inference_module
 from models.features import make_encoder
 from models.nets import ModelConfig, action_layout, build_network
 from search.puct import SearchConfig, search
-from training.config import from_mapping
 
 DEFAULT_MODEL = Path(__file__).resolve().parents[1] / "configs" / "model" / "small.yaml"
 

@@ -36,6 +36,7 @@ from torch import nn
 
 import envs
 from envs.core import sample_chance
+from models.checkpoint import build_model, load_checkpoint
 from models.features import make_encoder
 from models.views import ViewMaps
 from policies.metadata import (
@@ -45,7 +46,6 @@ from policies.metadata import (
     VERSION,
     encoder_description,
 )
-from training.checkpoint import build_model, load_checkpoint
 
 FORMATS = ("onnx", "torchscript", "both")
 ROOT = Path(__file__).resolve().parents[1]
@@ -270,7 +270,7 @@ def export_checkpoint(config: ExportConfig) -> dict[str, Path]:
     """Write the files ``config`` asks for; returns them by kind (``network.onnx``,
     ``greedy.onnx``, ``network.torchscript``, ``greedy.torchscript``, ``metadata``). Nothing is
     written before every file is ready, so a bad checkpoint (a
-    :class:`training.checkpoint.CheckpointError`) or a failed export leaves no files."""
+    :class:`models.checkpoint.CheckpointError`) or a failed export leaves no files."""
     checkpoint = Path(config.checkpoint)
     payload = load_checkpoint(checkpoint)
     game = envs.make_game(payload["env_config"])

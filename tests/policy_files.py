@@ -38,10 +38,11 @@ def tiny_checkpoint(path: Path, env_config: dict, seed: int = 0,
     too (so that an export in training mode, or without them, would not match)."""
     import torch
 
+    from models.checkpoint import model_payload
+    from models.config import from_mapping
     from models.features import make_encoder, resolve_features
     from models.nets import ModelConfig, action_layout, build_network
-    from training.checkpoint import model_payload, save_checkpoint
-    from training.config import from_mapping
+    from training.checkpoint import save_checkpoint
 
     tiny = yaml.safe_load((ROOT / "configs" / "model" / "tiny.yaml").read_text())
     tiny.pop("name")

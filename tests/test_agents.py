@@ -111,7 +111,6 @@ def test_missing_checkpoint_is_a_clear_error(tmp_path):
 
 
 def test_corrupt_checkpoint_is_a_clear_error(tmp_path):
-    pytest.importorskip("training.checkpoint")
     path = tmp_path / "broken.pt"
     path.write_bytes(b"not a checkpoint")
     with pytest.raises(ValueError, match="corrupt or not a checkpoint"):

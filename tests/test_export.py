@@ -29,11 +29,11 @@ from policy_files import (
 import envs
 from agents import make_agent, parse_spec
 from arena.match import play_match
+from models.checkpoint import build_model, load_checkpoint
 from models.features import make_encoder
 from policies.export import ExportConfig, training_command
 from policies.metadata import FORMAT, METADATA_KEY, TORCHSCRIPT_METADATA, PolicyFileError
 from policies.onnx_policy import OnnxAgent, OnnxPolicy
-from training.checkpoint import build_model, load_checkpoint
 
 POSITIONS = 200
 TOLERANCE = 1e-5

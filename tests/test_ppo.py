@@ -15,11 +15,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tiny_games import RaceEncoder, RaceGame
 
+from agents.policy import load_policy
 from envs import blockade
 from envs.blockade.distances import race_distances as blockade_race_distances
 from envs.blockade.distances import walk_distances
+from models.checkpoint import load_checkpoint
 from models.nets import ModelConfig, build_network
-from training.checkpoint import load_checkpoint, load_policy
 from training.learner import masked_log_policy
 from training.pool import OpponentPool, PoolConfig
 from training.ppo import LossConfig, gae, ppo_loss

@@ -14,8 +14,9 @@ from omegaconf import OmegaConf
 from pettingzoo.test import api_test
 
 import envs
+from agents.policy import load_policy
+from models.checkpoint import load_checkpoint
 from models.features import make_encoder
-from training.checkpoint import load_checkpoint, load_policy
 from training.rewards import Outcomes, RewardConfig
 from training.run import run
 

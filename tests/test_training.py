@@ -11,19 +11,13 @@ from blockade_positions import with_walls
 from hydra import compose, initialize_config_dir
 from tiny_games import RaceEncoder, RaceGame
 
+from agents.policy import Policy, load_policy
 from envs import blockade, nobles
 from envs.blockade.distances import race_distances as blockade_race_distances
+from models.checkpoint import CheckpointError, load_checkpoint
 from models.nets import ModelConfig, action_layout, build_network
 from search.puct import SearchConfig
-from training.checkpoint import (
-    CheckpointError,
-    Policy,
-    load_checkpoint,
-    load_policy,
-    load_replay,
-    replay_path,
-    save_checkpoint,
-)
+from training.checkpoint import load_replay, replay_path, save_checkpoint
 from training.evaluation import EvalConfig
 from training.learner import Learner, LearnerConfig
 from training.replay import ReplayBuffer, Samples

@@ -25,15 +25,12 @@ import numpy as np
 import torch
 
 import envs
+from agents.policy import Policy
+from models.checkpoint import model_payload
+from models.config import from_mapping
 from models.features import make_encoder
 from models.nets import ModelConfig, action_layout, build_network
-from training.checkpoint import (
-    Policy,
-    model_payload,
-    numpy_rng_state,
-    restore_numpy_rng,
-)
-from training.config import from_mapping
+from training.checkpoint import numpy_rng_state, restore_numpy_rng
 from training.evaluation import EvalConfig
 from training.learner import Learner, LearnerConfig, masked_log_policy
 from training.logging import ProgressLine

@@ -15,8 +15,8 @@ from omegaconf import DictConfig, OmegaConf
 from rich.console import Console
 
 import envs
+from models.checkpoint import CheckpointError, load_checkpoint
 from models.features import resolve_features
-from training.checkpoint import CheckpointError, load_checkpoint
 from training.evaluation import print_tables
 from training.logging import RunLogger
 from training.trainer import Trainer, TrainResult
@@ -123,8 +123,8 @@ def run(cfg: DictConfig, run_dir: str | Path, overrides: list[str] | None = None
 def check_config(cfg: DictConfig) -> None:
     """Every user-facing key of a training config, checked before any work: ``ValueError`` with
     one line naming the key, the value and what is allowed."""
+    from models.config import check_value, from_mapping
     from models.nets import ModelConfig
-    from training.config import check_value, from_mapping
     from training.runner import RunnerConfig
 
     plain = OmegaConf.to_container(cfg, resolve=False)
