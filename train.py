@@ -22,7 +22,7 @@ register_resolvers()  # before Hydra composes configs/config.yaml, which uses th
 
 @hydra.main(config_path="configs", config_name="config", version_base="1.3")
 def main(cfg: DictConfig) -> None:
-    from training.checkpoint import CheckpointError
+    from models.checkpoint import CheckpointError
     from training.logging import console_copied_to
     from training.run import run
     from training.trainer import INTERRUPTED_EXIT_CODE

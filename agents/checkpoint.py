@@ -1,38 +1,25 @@
-"""Trained policies as agents: :class:`PolicyAgent` wraps any policy with ``reset(seed)``,
-``act(state)``, ``fork()`` and ``act_many(forks, states)`` (a training run's policy, a loaded
-checkpoint); :class:`CheckpointAgent` is the ``checkpoint:PATH`` spec, a thin adapter over
-``training.checkpoint.load_policy``.
+"""Trained policies as agents: :class:`PolicyAgent` wraps a :class:`agents.policy.Policy` (a
+training run's policy, a loaded checkpoint); :class:`CheckpointAgent` is the
+``checkpoint:PATH`` spec, a thin adapter over :func:`agents.policy.load_policy`.
 
-The training package owns the file format and decides how the policy acts (the network's
-policy, greedy or sampled at a temperature, or network-guided search, as the checkpoint's own
-config says). Everything is checked when the agent is built, before any game: that the file
-exists, and — by ``load_policy(path, game=game)`` — that it is an intact checkpoint trained on
-the evaluated game (same name and config fields). Each failure is one ``ValueError`` /
-``FileNotFoundError`` line, not a crash mid-match.
+The checkpoint says how the policy acts (the network's policy, greedy or sampled at a
+temperature, or network-guided search, as the checkpoint's own config says). Everything is
+checked when the agent is built, before any game: that the file exists, and — by
+``load_policy(path, game=game)`` — that it is an intact checkpoint trained on the evaluated game
+(same name and config fields). Each failure is one ``ValueError`` / ``FileNotFoundError`` line,
+not a crash mid-match.
 """
 
 from __future__ import annotations
 
 import copy
-import importlib
 from collections.abc import Sequence
 from pathlib import Path
 
 
-def _load_policy(path: str, game):
-    try:
-        checkpoint = importlib.import_module("training.checkpoint")
-    except ModuleNotFoundError as error:
-        if error.name not in ("training", "training.checkpoint"):
-            raise
-        raise ValueError(f"checkpoint agent {path!r} needs the training package "
-                         "(training.checkpoint.load_policy), which is not available") from None
-    return checkpoint.load_policy(path, game=game)
-
-
 class PolicyAgent:
-    """A trained policy as an agent. A batching agent: the arena can play many games of it at
-    once, its positions evaluated in one network batch."""
+    """A trained policy as an agent. A batching agent (:class:`agents.base.BatchingAgent`): the
+    arena can play many games of it at once, its positions evaluated in one network batch."""
 
     def __init__(self, policy, name: str = "trained"):
         self.policy = policy
@@ -63,5 +50,7 @@ class CheckpointAgent(PolicyAgent):
     def __init__(self, path: str, game):
         if not Path(path).is_file():
             raise FileNotFoundError(f"checkpoint not found: {path}")
-        super().__init__(_load_policy(path, game), name="checkpoint")
+        from agents.policy import load_policy  # torch is loaded only for checkpoint agents
+
+        super().__init__(load_policy(path, game=game), name="checkpoint")
         self.path = path

@@ -22,11 +22,11 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+import envs
 from agents import make_agent
 from arena.match import (
     MatchResult,
     lineup_names,
-    make_env_game,
     match_result,
     options_for,
     play_match,
@@ -107,7 +107,7 @@ def lineups(config: EvalConfig, num_players: int) -> list[list[str]]:
 def check_agents(env_config: dict, specs: Sequence[str], agent_options: dict):
     """Build every agent once before any game: bad names, options, missing checkpoints and
     checkpoints of another game fail here, with their one-line error. Returns the game."""
-    game = make_env_game(env_config)
+    game = envs.make_game(env_config)
     for spec in specs:
         make_agent(spec, game, **options_for(spec, agent_options))
     return game
@@ -126,7 +126,8 @@ class Evaluation:
 def set_torch_threads(threads: int) -> None:
     """One thread is fastest for our small nets at the evaluation's batch sizes, and several
     spin against each other on a busy machine (25x slower per move, measured on 2 shared
-    cores, one position at a time). Only when torch is in use already: the arena itself needs no torch."""
+    cores, one position at a time). Only when torch is in use already: the arena itself needs
+    no torch."""
     if "torch" in sys.modules:
         sys.modules["torch"].set_num_threads(threads)
 

@@ -25,7 +25,7 @@ from agents import make_agent, parse_spec
 from agents.base import BatchingAgent
 from arena.records import GameRecord
 from arena.stats import Rating, bradley_terry, openskill_ratings, wilson_interval
-from envs.core import CHANCE, IllegalActionError, check_action
+from envs.core import CHANCE, IllegalActionError, check_action, sample_chance
 
 
 @dataclass
@@ -118,13 +118,6 @@ def options_for(spec: str, agent_options: dict | None) -> dict:
     return {key: value for key, value in options.items() if value is not None}
 
 
-def make_env_game(env_config: dict):
-    config = dict(env_config)
-    if "name" not in config:
-        raise ValueError("env config needs a 'name' (one of " + ", ".join(envs.GAMES) + ")")
-    return envs.make_game(config.pop("name"), **config)
-
-
 def play_game(game, agents: Sequence, names: Sequence[str], index: int, seats: list[int],
               dice_seed: int, agent_seeds: list[int], env_config: dict,
               record: bool = False) -> GameResult:
@@ -158,8 +151,7 @@ def game_steps(game, agents: Sequence, names: Sequence[str], index: int, seats: 
     while not state.is_terminal():
         player = state.current_player()
         if player == CHANCE:
-            outcomes, probs = zip(*state.chance_outcomes(), strict=True)
-            action = int(outcomes[dice.choice(len(outcomes), p=probs)])
+            action = sample_chance(state, dice)
             state.apply_action(action)
         else:
             agent_index = seats[player]
@@ -272,7 +264,7 @@ _PLAYERS: dict[str, tuple] = {}
 def _players(env_config: dict, specs: Sequence[str], agent_options: dict) -> tuple:
     key = json.dumps([env_config, list(specs), agent_options], sort_keys=True, default=str)
     if key not in _PLAYERS:
-        game = make_env_game(env_config)
+        game = envs.make_game(env_config)
         agents = [make_agent(spec, game, **options_for(spec, agent_options)) for spec in specs]
         _PLAYERS[key] = game, agents
     return _PLAYERS[key]
@@ -301,7 +293,7 @@ def play_match(env_config: dict, agent_specs: Sequence, num_games: int, seed: in
     order. Returns the games with per-agent summaries and ratings (Bradley–Terry for two
     players, openskill for more).
     """
-    game = make_env_game(env_config)
+    game = envs.make_game(env_config)
     if len(agent_specs) != game.num_players:
         raise ValueError(f"{game.name} with {game.num_players} players needs "
                          f"{game.num_players} agents, got {len(agent_specs)}")

@@ -28,8 +28,7 @@ class GameRecord:
     """The game's number within its match (it fixes the game's seeds)."""
 
     def make_game(self):
-        config = dict(self.env_config)
-        return envs.make_game(config.pop("name"), **config)
+        return envs.make_game(self.env_config)
 
 
 def save_records(records: Iterable[GameRecord], path: str | Path) -> None:

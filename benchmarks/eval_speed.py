@@ -27,11 +27,13 @@ from rich.console import Console
 from rich.table import Table
 
 import envs
+from agents.policy import Policy
 from arena.evaluation import EvalConfig, run_evaluation
+from models.checkpoint import model_payload
+from models.config import from_mapping
 from models.features import make_encoder, resolve_features
 from models.nets import ModelConfig, action_layout, build_network
-from training.checkpoint import Policy, model_payload, save_checkpoint
-from training.config import from_mapping
+from training.checkpoint import save_checkpoint
 from training.evaluation import evaluate
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -39,10 +41,10 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def checkpoint_of_default_network(game_name: str, folder: Path) -> tuple[Path, Policy]:
     env_config = {"name": game_name}
-    game = envs.make_game(game_name)
+    game = envs.make_game({"name": game_name})
     model = OmegaConf.to_container(OmegaConf.load(ROOT / "configs" / "model" / "small.yaml"))
     model.pop("name", None)
-    model["features"] = list(resolve_features(game_name, model.get("features") or ()))
+    model["features"] = list(resolve_features(game, model.get("features") or ()))
     config = from_mapping(ModelConfig, model, "model")
     encoder = make_encoder(game, config.features)
     net = build_network(encoder.shape, game.num_actions, game.num_players, config,

@@ -35,11 +35,11 @@ from rich.console import Console
 from rich.table import Table
 
 import envs
+from models.config import from_mapping
 from models.evaluator import NetworkEvaluator, inference_module
 from models.features import make_encoder
 from models.nets import ModelConfig, action_layout, build_network
 from search.puct import SearchConfig, search
-from training.config import from_mapping
 
 DEFAULT_MODEL = Path(__file__).resolve().parents[1] / "configs" / "model" / "small.yaml"
 
@@ -160,7 +160,7 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
     config = {} if args.game == "barricade" else {"num_players": args.players}
-    game = envs.make_game(args.game, **config)
+    game = envs.make_game({"name": args.game, **config})
     model = OmegaConf.to_container(OmegaConf.load(DEFAULT_MODEL))
     model = from_mapping(ModelConfig, {k: v for k, v in model.items() if k != "name"}, "model")
     encoder = make_encoder(game, () if args.no_features else model.features)

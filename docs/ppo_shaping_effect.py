@@ -24,8 +24,8 @@ from rich.console import Console
 from rich.table import Table
 
 from agents import make_agent
-from training.checkpoint import load_policy
-from training.rewards import blockade_race_distances
+from agents.policy import load_policy
+from envs.blockade.distances import race_distances as blockade_race_distances
 from training.run import run
 
 SETTINGS = {

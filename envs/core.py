@@ -15,6 +15,12 @@ A game package (``envs/blockade``, ``envs/barricade``, ``envs/nobles``) provides
   ``board_action = p[view_action]`` that goes with that view's flip (networks output logits in
   view actions, the engine takes board actions).
 - ``draw(state) -> np.ndarray`` (H×W×3 uint8) for ``render_mode="rgb_array"``.
+- ``HOOKS`` (optional): a :class:`Hooks` with the game knowledge that training and the networks
+  may use beyond the rules (a lead for unfinished games, symmetries, derived input planes).
+
+:func:`make_game` builds a ``Game`` from an env config (``{"name": ..., **keywords}``); a name
+outside :data:`GAMES` is an import path, so a game plugs in by its package alone.
+:func:`game_package` and :func:`game_hooks` find a game's package and hooks from the ``Game``.
 
 :class:`BoardGameEnv` turns these into a PettingZoo ``AECEnv``; :func:`wrap` adds the wrappers
 PettingZoo's classic board games use.
@@ -22,7 +28,15 @@ PettingZoo's classic board games use.
 
 from __future__ import annotations
 
+import dataclasses
+import importlib
+import sys
 import warnings
+from bisect import bisect_right
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from itertools import accumulate
+from types import ModuleType
 from typing import Any, Protocol
 
 import numpy as np
@@ -71,6 +85,149 @@ class Encoder(Protocol):
 
     def encode(self, state: State, player: int) -> np.ndarray: ...
     def view_to_board_actions(self, player: int) -> np.ndarray: ...
+
+
+GAMES = ("blockade", "barricade", "nobles")
+"""The games of this package, ``envs.<name>``."""
+
+
+def game_module(name: str) -> ModuleType:
+    """The package of a game by name: ``"blockade"`` -> ``envs.blockade``; any other name is
+    the import path of a game package elsewhere (one exposing ``Game`` and ``Encoder``, e.g.
+    the test game ``tiny_race``)."""
+    if name in GAMES:
+        return importlib.import_module(f"envs.{name}")
+    try:
+        module = importlib.import_module(name)
+    except ImportError:
+        module = None
+    if module is None or not (hasattr(module, "Game") and hasattr(module, "Encoder")):
+        raise ValueError(f"unknown game {name!r}; choose one of {', '.join(GAMES)}, or give "
+                         f"the import path of a game package")
+    return module
+
+
+def make_game(env_config: Mapping[str, Any]) -> Game:
+    """A ``Game`` from an env config: ``{"name": "nobles", "num_players": 4}``. Unknown keywords
+    are a ``TypeError`` naming them."""
+    if "name" not in env_config:
+        raise ValueError(f"env config needs a 'name' (one of {', '.join(GAMES)}), got "
+                         f"{dict(env_config)!r}")
+    config = dict(env_config)
+    return game_module(config.pop("name")).Game(**config)
+
+
+def _find_package(game: Game) -> ModuleType | None:
+    name = type(game).__module__
+    while name:
+        module = sys.modules.get(name)
+        if module is not None and getattr(module, "Game", None) is type(game) \
+                and hasattr(module, "Encoder"):
+            return module
+        name = name.rpartition(".")[0]
+    return None
+
+
+def game_package(game: Game) -> ModuleType:
+    """The package that defines ``game``'s class beside its ``Encoder`` (and ``draw``,
+    ``HOOKS``): the class's module or the nearest package above it."""
+    package = _find_package(game)
+    if package is None:
+        raise ValueError(f"no game package found for {type(game).__qualname__} (a package "
+                         f"exposing Game and Encoder)")
+    return package
+
+
+def game_hooks(game: Game) -> Hooks:
+    """``game``'s :class:`Hooks`: its package's ``HOOKS``; none for a game without them (or a
+    bare engine outside a package, as tests build)."""
+    return getattr(_find_package(game), "HOOKS", NO_HOOKS)
+
+
+def draw_index(cumulative: Sequence[float], rng) -> int:
+    """An index drawn with probability proportional to its step in ``cumulative`` (running
+    sums of probabilities or weights), from one ``rng.random()``: a numpy ``Generator`` or a
+    ``random.Random``. The same draw as ``Generator.choice(n, p=...)`` and
+    ``random.choices(..., weights)`` make, so swapping one for this keeps seeded games."""
+    index = bisect_right(cumulative, rng.random() * cumulative[-1])
+    return min(index, len(cumulative) - 1)
+
+
+def sample_chance(state: State, rng) -> int:
+    """One outcome of the chance node ``state``, drawn from ``chance_outcomes()`` by
+    :func:`draw_index` (every chance draw of the project goes through here)."""
+    outcomes, probs = zip(*state.chance_outcomes(), strict=True)
+    return int(outcomes[draw_index(list(accumulate(probs)), rng)])
+
+
+@dataclass(frozen=True)
+class Symmetry:
+    """A board symmetry in the acting player's view: it maps an observation and its view
+    actions to those of an equivalent position (the network should give the transformed
+    position the transformed policy and the same values)."""
+
+    name: str
+    planes: np.ndarray  # new plane i is old plane planes[i] (before the spatial transform)
+    transpose: bool  # swap H and W
+    mirror_w: bool  # reverse W
+    actions: np.ndarray  # view action a becomes actions[a]
+
+    def obs(self, obs: np.ndarray) -> np.ndarray:
+        """Transform a batch [B, C, H, W] of observations."""
+        out = obs[:, self.planes]
+        if self.transpose:
+            out = out.transpose(0, 1, 3, 2)
+        if self.mirror_w:
+            out = out[..., ::-1]
+        return np.ascontiguousarray(out)
+
+    def per_action(self, values: np.ndarray) -> np.ndarray:
+        """Transform a batch [B, A] of per-action values (policy, mask)."""
+        out = np.empty_like(values)
+        out[:, self.actions] = values
+        return out
+
+
+Lead = Callable[[Sequence[State], float], np.ndarray]
+"""``lead(states, scale)``: ``[len(states), num_players]``, every player's lead in [-1, 1]."""
+
+
+@dataclass(frozen=True)
+class Hooks:
+    """Game knowledge beyond the rules that generic code (``training/``, ``models/``) may ask a
+    game for; every hook is optional, and a game without one gets what each field says.
+
+    - ``adjudicate(state, scale)``: every player's value of an unfinished position in [-1, 1],
+      by how far ahead it is (``scale``: the margin worth tanh(1)); scores games cut short
+      (``rewards.adjudication: distance``) and the positions' own leads. None: no adjudication.
+    - ``potential(game)``: the shaping lead :data:`Lead` of PPO's ``shaping.potential:
+      distance``; None: ``adjudicate`` of each state (None too: no shaping).
+    - ``decisions_left(state)``: about how many decisions the game still needs before its
+      lead is cashed in, for ``rewards.discount_leads``; None: leads are not discounted.
+    - ``symmetries(game, encoder)``: the non-identity :class:`Symmetry` of ``encoder``'s
+      views, for augmenting training samples; None: none.
+    - ``features``: derived input planes by name, ``(game, encoder) -> encoder`` appending
+      them (same contract as ``Encoder``); ``auto_features``: what ``features: [auto]`` means.
+    """
+
+    adjudicate: Callable[[State, float], np.ndarray] | None = None
+    potential: Callable[[Game], Lead] | None = None
+    decisions_left: Callable[[State], float] | None = None
+    symmetries: Callable[[Game, Encoder], list[Symmetry]] | None = None
+    features: Mapping[str, Callable[[Game, Encoder], Encoder]] = dataclasses.field(
+        default_factory=dict)
+    auto_features: tuple[str, ...] = ()
+
+
+NO_HOOKS = Hooks()
+
+
+def margins(scores: np.ndarray, scale: float) -> np.ndarray:
+    """tanh of each player's lead in ``scores`` (higher is better) over the others' mean: the
+    usual ``adjudicate`` of a game with a score."""
+    n = len(scores)
+    others = (scores.sum() - scores) / (n - 1)
+    return np.tanh((scores - others) / scale)
 
 
 def winner_returns(num_players: int, winners: list[int]) -> np.ndarray:
@@ -191,8 +348,7 @@ class BoardGameEnv(AECEnv):
     def _resolve_chance(self) -> None:
         state = self.game_state
         while state.is_chance_node():
-            outcomes, probs = zip(*state.chance_outcomes(), strict=True)
-            state.apply_action(outcomes[self._dice.choice(len(outcomes), p=probs)])
+            state.apply_action(sample_chance(state, self._dice))
 
     def _after_move(self) -> None:
         """Point ``agent_selection`` at the player to move, or flag the end for everyone."""

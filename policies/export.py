@@ -34,6 +34,9 @@ import torch
 import yaml
 from torch import nn
 
+import envs
+from envs.core import sample_chance
+from models.checkpoint import build_model, load_checkpoint
 from models.features import make_encoder
 from models.views import ViewMaps
 from policies.metadata import (
@@ -43,7 +46,6 @@ from policies.metadata import (
     VERSION,
     encoder_description,
 )
-from training.checkpoint import build_model, load_checkpoint, make_env_game
 
 FORMATS = ("onnx", "torchscript", "both")
 ROOT = Path(__file__).resolve().parents[1]
@@ -125,8 +127,7 @@ def reference_positions(game, count: int, seed: int) -> list:
     state, decisions = game.new_initial_state(), []
     while not state.is_terminal():
         if state.is_chance_node():
-            outcomes, probs = zip(*state.chance_outcomes(), strict=True)
-            state.apply_action(outcomes[rng.choice(len(outcomes), p=probs)])
+            state.apply_action(sample_chance(state, rng))
             continue
         decisions.append(state.clone())
         actions = state.legal_actions()
@@ -269,10 +270,10 @@ def export_checkpoint(config: ExportConfig) -> dict[str, Path]:
     """Write the files ``config`` asks for; returns them by kind (``network.onnx``,
     ``greedy.onnx``, ``network.torchscript``, ``greedy.torchscript``, ``metadata``). Nothing is
     written before every file is ready, so a bad checkpoint (a
-    :class:`training.checkpoint.CheckpointError`) or a failed export leaves no files."""
+    :class:`models.checkpoint.CheckpointError`) or a failed export leaves no files."""
     checkpoint = Path(config.checkpoint)
     payload = load_checkpoint(checkpoint)
-    game = make_env_game(payload["env_config"])
+    game = envs.make_game(payload["env_config"])
     net = build_model(payload["model"], f"checkpoint {checkpoint}")
     encoder = make_encoder(game, payload["model"]["config"].get("features") or ())
     maps = ViewMaps(encoder, game.num_players)

@@ -72,7 +72,7 @@ def env_config_mismatch(env_config: dict, game) -> str | None:
     name = config.pop("name", None)
     if name != game.name:
         return f"on {name!r}, not {game.name!r}"
-    made_for = envs.make_game(name, **config)
+    made_for = envs.make_game(env_config)
     for field in config:
         if getattr(made_for, field) != getattr(game, field):
             return (f"with {field}={getattr(made_for, field)!r} but the game has "

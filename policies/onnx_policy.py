@@ -78,8 +78,7 @@ class OnnxPolicy:
         check_metadata(metadata, where, graph="network")
         self.metadata = metadata
         if game is None:
-            config = dict(metadata["env_config"])
-            game = envs.make_game(config.pop("name"), **config)
+            game = envs.make_game(metadata["env_config"])
         else:
             mismatch = env_config_mismatch(metadata["env_config"], game)
             if mismatch:
@@ -157,7 +156,7 @@ class OnnxPolicy:
     def env(self, render_mode: str | None = None):
         """The PettingZoo env of the policy's game (wrapped like ``envs.<game>.env()``) whose
         observations are exactly the network's input."""
-        draw = envs.game_module(self.game.name).draw
+        draw = envs.game_package(self.game).draw
         return wrap(BoardGameEnv(self.game, self.encoder, draw, render_mode))
 
 

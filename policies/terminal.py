@@ -15,11 +15,12 @@ from typing import TextIO
 
 import numpy as np
 
+import envs
 from agents import make_agent
 from agents.heuristic import heuristic_for
-from arena.match import game_seeds, make_env_game, options_for
+from arena.match import game_seeds, options_for
 from arena.records import GameRecord, render_gif, replay, save_records
-from envs.core import CHANCE, IllegalActionError
+from envs.core import CHANCE, IllegalActionError, sample_chance
 from policies.metadata import env_config_mismatch
 from search.puct import legal_softmax
 
@@ -88,7 +89,7 @@ class TerminalGame:
     def __init__(self, env_config: dict, config: PlayConfig, input: TextIO, output: TextIO):
         self.env_config = dict(env_config)
         self.config = config
-        self.game = make_env_game(self.env_config)
+        self.game = envs.make_game(self.env_config)
         n = self.game.num_players
         if len(config.agents) != n:
             raise ValueError(f"{self.game.name} with {n} players needs {n} agents (one per seat, "
@@ -138,8 +139,7 @@ class TerminalGame:
 
     def roll_dice(self) -> None:
         while self.state.current_player() == CHANCE:
-            outcomes, probs = zip(*self.state.chance_outcomes(), strict=True)
-            outcome = int(outcomes[self.dice.choice(len(outcomes), p=probs)])
+            outcome = sample_chance(self.state, self.dice)
             self.say(f"dice: {self.state.action_to_string(outcome)}")
             self.apply(outcome)
 

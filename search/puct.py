@@ -28,11 +28,12 @@ import math
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import Annotated
 
 import numpy as np
 
-from envs.core import CHANCE, TERMINAL
+from envs.core import CHANCE, TERMINAL, draw_index
 
 Evaluator = Callable[[Sequence], tuple[np.ndarray, np.ndarray]]
 TerminalValue = Callable[[object], np.ndarray]
@@ -104,7 +105,7 @@ class Node:
             outcomes, probs = zip(*state.chance_outcomes(), strict=True)
             self._set_children(np.asarray(outcomes, dtype=np.int64),
                                np.asarray(probs, dtype=np.float64))
-            self.cum = np.cumsum(self.priors)
+            self.cum = list(accumulate(probs))
 
     def _set_children(self, actions: np.ndarray, priors: np.ndarray) -> None:
         self.actions = actions
@@ -223,8 +224,7 @@ class _Tree:
     def _select(self, node: Node, is_root: bool) -> int:
         if node.player == CHANCE:
             if self.config.chance == "sample":
-                return int(np.searchsorted(node.cum, self.rng.random() * node.cum[-1],
-                                           side="right"))
+                return draw_index(node.cum, self.rng)
             return int(np.argmax(node.priors * (node.visits + 1) - node.child_n))
         if is_root and self.gumbel is not None:
             return self.gumbel.next_index()

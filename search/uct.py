@@ -23,12 +23,11 @@ from __future__ import annotations
 
 import math
 import random
-from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 
-from envs.core import CHANCE, TERMINAL
+from envs.core import CHANCE, TERMINAL, draw_index, sample_chance
 
 Evaluation = Callable[[object], Sequence[float]]
 """A state's value for every player, each in [-1, 1] (like ``returns()``)."""
@@ -174,9 +173,7 @@ class UCT:
             outcomes, probs = zip(*state.chance_outcomes(), strict=True)
             node.outcomes = list(outcomes)
             node.cumulative = list(accumulate(probs))
-        cumulative = node.cumulative
-        index = bisect_right(cumulative, self._rng.random() * cumulative[-1])
-        return node.outcomes[min(index, len(node.outcomes) - 1)]
+        return node.outcomes[draw_index(node.cumulative, self._rng)]
 
     def _leaf_value(self, state) -> Sequence[float]:
         depth = self.config.rollout_depth
@@ -186,8 +183,7 @@ class UCT:
             if depth is not None and steps >= depth:
                 return self._evaluate(state)
             if state.is_chance_node():
-                outcomes, probs = zip(*state.chance_outcomes(), strict=True)
-                action = rng.choices(outcomes, probs)[0]
+                action = sample_chance(state, rng)
             else:
                 actions = state.legal_actions()
                 action = actions[rng.randrange(len(actions))]

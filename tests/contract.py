@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.core import IllegalActionError
+from envs.core import IllegalActionError, sample_chance
 
 
 def play_random(state, rng: np.random.Generator, plies: int):
@@ -13,8 +13,7 @@ def play_random(state, rng: np.random.Generator, plies: int):
     done = 0
     while done < plies and not state.is_terminal():
         if state.is_chance_node():
-            outcomes, probs = zip(*state.chance_outcomes(), strict=True)
-            state.apply_action(outcomes[rng.choice(len(outcomes), p=probs)])
+            state.apply_action(sample_chance(state, rng))
             continue
         actions = state.legal_actions()
         state.apply_action(actions[rng.integers(len(actions))])

@@ -13,6 +13,8 @@ from pathlib import Path
 import numpy as np
 import yaml
 
+import envs
+
 ROOT = Path(__file__).resolve().parents[1]
 
 GAME_CONFIGS = [
@@ -36,18 +38,19 @@ def tiny_checkpoint(path: Path, env_config: dict, seed: int = 0,
     too (so that an export in training mode, or without them, would not match)."""
     import torch
 
+    from models.checkpoint import model_payload
+    from models.config import from_mapping
     from models.features import make_encoder, resolve_features
     from models.nets import ModelConfig, action_layout, build_network
-    from training.checkpoint import make_env_game, model_payload, save_checkpoint
-    from training.config import from_mapping
+    from training.checkpoint import save_checkpoint
 
     tiny = yaml.safe_load((ROOT / "configs" / "model" / "tiny.yaml").read_text())
     tiny.pop("name")
     # The whole env config, as a training run records it (its YAML with the overrides).
     env_config = {**yaml.safe_load((ROOT / "configs" / "env" / f"{env_config['name']}.yaml")
                                    .read_text()), **env_config}
-    game = make_env_game(env_config)
-    tiny["features"] = list(resolve_features(game.name, tiny["features"]))
+    game = envs.make_game(env_config)
+    tiny["features"] = list(resolve_features(game, tiny["features"]))
     config = from_mapping(ModelConfig, tiny, "model")
     encoder = make_encoder(game, config.features)
     torch.manual_seed(seed)

@@ -5,10 +5,10 @@ import random
 
 import pytest
 
+import envs
 from agents import AGENT_NAMES, make_agent, parse_spec
 from agents.heuristic import heuristic_for
 from arena import play_match
-from arena.match import make_env_game
 
 # Every game and rule variant, shortened where a game could otherwise run long.
 VARIANTS = [
@@ -36,7 +36,7 @@ def variant_id(config):
 def test_every_agent_plays_only_legal_moves(env_config):
     # The arena applies every chosen action through the engine, which raises on an illegal one;
     # heuristic, random and MCTS share one game here so each meets the others' positions.
-    n = make_env_game(env_config).num_players
+    n = envs.make_game(env_config).num_players
     lineup = (["heuristic", "mcts:simulations=12", "random", "heuristic"])[:n]
     result = play_match(env_config, lineup, n, seed=7)
     assert all(g.turns > 0 for g in result.games)
@@ -45,7 +45,7 @@ def test_every_agent_plays_only_legal_moves(env_config):
 
 @pytest.mark.parametrize("env_config", VARIANTS[::2], ids=variant_id)
 def test_evaluation_is_a_value_per_player_in_range(env_config):
-    game = make_env_game(env_config)
+    game = envs.make_game(env_config)
     heuristic = heuristic_for(game)
     rng = random.Random(0)
     state = game.new_initial_state()
@@ -65,7 +65,7 @@ def test_evaluation_is_a_value_per_player_in_range(env_config):
 
 @pytest.mark.parametrize("spec", ["random", "heuristic", "mcts:simulations=16"])
 def test_same_seed_same_choices(spec):
-    game = make_env_game({"name": "blockade"})
+    game = envs.make_game({"name": "blockade"})
     state = game.new_initial_state()
     choices = []
     for _ in range(2):
@@ -83,7 +83,7 @@ def test_spec_parsing():
 
 
 def test_inline_options_override_keyword_options():
-    game = make_env_game({"name": "nobles"})
+    game = envs.make_game({"name": "nobles"})
     agent = make_agent("mcts:simulations=7", game, simulations=300, exploration=0.5)
     assert agent.config.simulations == 7
     assert agent.config.exploration == 0.5
@@ -99,20 +99,19 @@ def test_inline_options_override_keyword_options():
     ("checkpoint:", {}, "checkpoint agent needs a path"),
 ])
 def test_bad_specs_are_one_clear_value_error(spec, options, message):
-    game = make_env_game({"name": "blockade"})
+    game = envs.make_game({"name": "blockade"})
     with pytest.raises(ValueError, match=message.replace("(", r"\(")):
         make_agent(spec, game, **options)
 
 
 def test_missing_checkpoint_is_a_clear_error(tmp_path):
-    game = make_env_game({"name": "blockade"})
+    game = envs.make_game({"name": "blockade"})
     with pytest.raises(FileNotFoundError, match="checkpoint not found"):
         make_agent(f"checkpoint:{tmp_path / 'none.pt'}", game)
 
 
 def test_corrupt_checkpoint_is_a_clear_error(tmp_path):
-    pytest.importorskip("training.checkpoint")
     path = tmp_path / "broken.pt"
     path.write_bytes(b"not a checkpoint")
     with pytest.raises(ValueError, match="corrupt or not a checkpoint"):
-        make_agent(f"checkpoint:{path}", make_env_game({"name": "blockade"}))
+        make_agent(f"checkpoint:{path}", envs.make_game({"name": "blockade"}))

@@ -5,14 +5,14 @@ import random
 
 import pytest
 
+import envs
 from agents import make_agent
 from agents.heuristic import heuristic_for
 from agents.heuristic.blockade import TRAPPED
-from arena.match import make_env_game
 
 
 def position(name, **fields):
-    game = make_env_game({"name": name})
+    game = envs.make_game({"name": name})
     return game, game.state_from_dict({"game": name, **fields})
 
 
@@ -83,7 +83,7 @@ def test_barricade_heuristic_completes_a_rocking_horse_sweep_that_wins():
 
 
 def test_barricade_intercept_heuristic_keeps_a_scout_out_of_a_one_guard_trap():
-    game = make_env_game({"name": "barricade", "variant": "intercept"})
+    game = envs.make_game({"name": "barricade", "variant": "intercept"})
     heuristic = heuristic_for(game)
     base = dict(game="barricade", variant="intercept", guards=[["tray", "tray"], ["tray", "tray"]],
                 placed_order=[[], []], to_move=1, half=0, first_half=None, sweep=[None, None],

@@ -29,12 +29,14 @@ def test_check_action_accepts_numpy_integers_and_rejects_the_rest():
 
 
 def test_make_game_by_name_and_clear_errors():
-    game = envs.make_game("blockade", num_players=3)
+    game = envs.make_game({"name": "blockade", "num_players": 3})
     assert game.num_players == 3 and game.name == "blockade"
     with pytest.raises(ValueError, match="unknown game 'chess'"):
-        envs.make_game("chess")
+        envs.make_game({"name": "chess"})
+    with pytest.raises(ValueError, match="needs a 'name'"):
+        envs.make_game({"num_players": 3})
     with pytest.raises(TypeError, match="colour"):
-        envs.make_game("blockade", colour="red")
+        envs.make_game({"name": "blockade", "colour": "red"})
 
 
 

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
+import envs
 from agents import make_agent
 from arena import load_records, play_match, replay
-from arena.match import make_env_game
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -105,18 +105,18 @@ def nobles_checkpoint(tmp_path_factory):
     """An untrained but complete checkpoint for 2-player Nobles, written by the training code."""
     checkpoint = pytest.importorskip("training.checkpoint")
     from envs.nobles import Encoder
+    from models.checkpoint import model_payload
     from models.nets import ModelConfig, build_network
 
     env_config = {"name": "nobles", "num_players": 2}
-    game = make_env_game(env_config)
+    game = envs.make_game(env_config)
     encoder = Encoder(game)
     config = ModelConfig(channels=4, blocks=0, hidden=8, policy_channels=1)
     net = build_network(encoder.shape, game.num_actions, game.num_players, config)
     path = tmp_path_factory.mktemp("checkpoints") / "nobles.pt"
     checkpoint.save_checkpoint(path, {
         "algo": "test", "config": {}, "env_config": env_config,
-        "model": checkpoint.model_payload(net, encoder, game.num_actions,
-                                          game.num_players, config),
+        "model": model_payload(net, encoder, game.num_actions, game.num_players, config),
         "policy": {"simulations": 0, "search": {}, "temperature": 0.0}, "counters": {}})
     return path
 
@@ -133,7 +133,7 @@ def test_batched_games_are_the_games_played_one_at_a_time(nobles_checkpoint, sim
     """batch_games plays several games at once, the network agent's moves of all of them in
     one batch: the same moves, in the same games, as one game at a time."""
     from agents.checkpoint import PolicyAgent
-    from training.checkpoint import load_policy
+    from agents.policy import load_policy
 
     def match(batch_games):
         policy = load_policy(nobles_checkpoint)
@@ -154,10 +154,10 @@ def test_batched_games_are_the_games_played_one_at_a_time(nobles_checkpoint, sim
 
 def test_checkpoint_of_another_game_is_refused(nobles_checkpoint, tmp_path):
     with pytest.raises(ValueError, match="trained on 'nobles', not 'blockade'"):
-        make_agent(f"checkpoint:{nobles_checkpoint}", make_env_game({"name": "blockade"}))
+        make_agent(f"checkpoint:{nobles_checkpoint}", envs.make_game({"name": "blockade"}))
     with pytest.raises(ValueError, match="num_players=2 but the game has num_players=4"):
         make_agent(f"checkpoint:{nobles_checkpoint}",
-                   make_env_game({"name": "nobles", "num_players": 4}))
+                   envs.make_game({"name": "nobles", "num_players": 4}))
     with pytest.raises(ValueError, match="trained on 'nobles', not 'blockade'"):
         prepare("env=blockade", f"agents=[checkpoint:{nobles_checkpoint},random]")
 

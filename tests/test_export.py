@@ -26,13 +26,14 @@ from policy_files import (
     tiny_checkpoint,
 )
 
+import envs
 from agents import make_agent, parse_spec
-from arena.match import make_env_game, play_match
+from arena.match import play_match
+from models.checkpoint import build_model, load_checkpoint
 from models.features import make_encoder
 from policies.export import ExportConfig, training_command
 from policies.metadata import FORMAT, METADATA_KEY, TORCHSCRIPT_METADATA, PolicyFileError
 from policies.onnx_policy import OnnxAgent, OnnxPolicy
-from training.checkpoint import build_model, load_checkpoint
 
 POSITIONS = 200
 TOLERANCE = 1e-5
@@ -53,7 +54,7 @@ def case(request):
     env_config = request.param
     files = exported(env_config)
     payload = load_checkpoint(files["checkpoint"])
-    game = make_env_game(env_config)
+    game = envs.make_game(env_config)
     encoder = make_encoder(game, payload["model"]["config"]["features"])
     states = random_positions(game, POSITIONS, seed=1)
     players = np.array([s.current_player() for s in states])
@@ -158,7 +159,7 @@ def test_onnx_agent_plays_exactly_like_its_checkpoint():
 
 def test_onnx_agent_options_and_search():
     files = exported(NOBLES)
-    game = make_env_game(NOBLES)
+    game = envs.make_game(NOBLES)
     agent = make_agent(f"onnx:{files['network.onnx']}:sims=8,temperature=0", game)
     assert isinstance(agent, OnnxAgent)
     assert (agent.simulations, agent.temperature) == (8, 0.0)
@@ -192,7 +193,7 @@ def rewrite_metadata(path, change):
 
 
 def test_wrong_files_fail_on_load_with_one_clear_line(nobles_files, tmp_path, monkeypatch):
-    nobles = make_env_game(NOBLES)
+    nobles = envs.make_game(NOBLES)
     path = nobles_files["network.onnx"]
 
     def refused(spec_path, game, message):
@@ -209,10 +210,10 @@ def test_wrong_files_fail_on_load_with_one_clear_line(nobles_files, tmp_path, mo
     onnx.save(bare, str(tmp_path / "bare.onnx"))
     refused(tmp_path / "bare.onnx", nobles, "is not a boardgame-rl-policy file")
     refused(nobles_files["greedy.onnx"], nobles, "holds the greedy graph, not the network")
-    refused(path, make_env_game({"name": "blockade"}), "trained on 'nobles', not 'blockade'")
-    refused(path, make_env_game({"name": "nobles", "num_players": 4}),
+    refused(path, envs.make_game({"name": "blockade"}), "trained on 'nobles', not 'blockade'")
+    refused(path, envs.make_game({"name": "nobles", "num_players": 4}),
             "trained with num_players=2 but the game has num_players=4")
-    refused(path, make_env_game({"name": "nobles", "mode": "brawl"}),
+    refused(path, envs.make_game({"name": "nobles", "mode": "brawl"}),
             "trained with mode='journey' but the game has mode='brawl'")
 
     rewrite_metadata(path, lambda m: m["encoder"]["versions"].update(nobles=0))

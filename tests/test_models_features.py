@@ -5,14 +5,14 @@ import pytest
 from blockade_positions import with_walls
 
 from envs import blockade, nobles
-from envs.blockade.engine import OPPOSITE_CORNER as OPPOSITE
-from models.features import (
-    DistancePlanes,
-    make_encoder,
+from envs.blockade.distances import (
     walk_distances,
     walk_distances_from_each,
     walk_distances_of_states,
 )
+from envs.blockade.engine import OPPOSITE_CORNER as OPPOSITE
+from envs.blockade.features import DistancePlanes
+from models.features import make_encoder
 
 
 @pytest.mark.parametrize("feature", ["goal_steps", "distance"])
@@ -54,7 +54,7 @@ def test_distance_planes_hold_each_seats_walking_distance_in_the_view(players, f
 def test_unknown_or_unsupported_features_are_clear_errors():
     with pytest.raises(ValueError, match="unknown model feature"):
         make_encoder(blockade.Game(), ["magic"])
-    with pytest.raises(ValueError, match="only defined for blockade"):
+    with pytest.raises(ValueError, match="unknown model feature 'distance' for nobles"):
         make_encoder(nobles.Game(), ["distance"])
     assert isinstance(make_encoder(nobles.Game()), nobles.Encoder)
     assert isinstance(make_encoder(nobles.Game(), ["auto"]), nobles.Encoder)

@@ -13,8 +13,8 @@ import pytest
 from PIL import Image
 from policy_files import ROOT, exported
 
+import envs
 from arena import load_records, replay
-from arena.match import make_env_game
 from policies.terminal import PlayConfig, TerminalGame
 
 NOBLES = {"name": "nobles", "num_players": 2}
@@ -137,7 +137,7 @@ def test_a_saved_record_and_gif_load_and_continue(tmp_path):
 
 
 def test_a_position_loads_and_a_record_of_another_game_is_refused(tmp_path):
-    game = make_env_game(BLOCKADE)
+    game = envs.make_game(BLOCKADE)
     state = game.new_initial_state()
     state.apply_action(state.string_to_action("c3-c5"))
     position = tmp_path / "position.json"

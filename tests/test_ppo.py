@@ -15,14 +15,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tiny_games import RaceEncoder, RaceGame
 
+from agents.policy import load_policy
 from envs import blockade
-from models.features import walk_distances
+from envs.blockade.distances import race_distances as blockade_race_distances
+from envs.blockade.distances import walk_distances
+from models.checkpoint import load_checkpoint
 from models.nets import ModelConfig, build_network
-from training.checkpoint import load_checkpoint, load_policy
 from training.learner import masked_log_policy
 from training.pool import OpponentPool, PoolConfig
 from training.ppo import LossConfig, gae, ppo_loss
-from training.rewards import Outcomes, RewardConfig, blockade_race_distances
+from training.rewards import Outcomes, RewardConfig
 from training.rollout import Batch, Rollout, RolloutConfig, sample_masked
 from training.run import run
 from training.shaping import Potential, ShapingConfig

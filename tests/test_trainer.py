@@ -14,12 +14,8 @@ import pytest
 import torch
 from hydra import compose, initialize_config_dir
 
-from training.checkpoint import (
-    CheckpointError,
-    load_checkpoint,
-    replay_path,
-    save_checkpoint,
-)
+from models.checkpoint import CheckpointError, load_checkpoint
+from training.checkpoint import replay_path, save_checkpoint
 from training.run import run
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -11,22 +11,17 @@ from blockade_positions import with_walls
 from hydra import compose, initialize_config_dir
 from tiny_games import RaceEncoder, RaceGame
 
+from agents.policy import Policy, load_policy
 from envs import blockade, nobles
+from envs.blockade.distances import race_distances as blockade_race_distances
+from models.checkpoint import CheckpointError, load_checkpoint
 from models.nets import ModelConfig, action_layout, build_network
 from search.puct import SearchConfig
-from training.checkpoint import (
-    CheckpointError,
-    Policy,
-    load_checkpoint,
-    load_policy,
-    load_replay,
-    replay_path,
-    save_checkpoint,
-)
+from training.checkpoint import load_replay, replay_path, save_checkpoint
 from training.evaluation import EvalConfig
 from training.learner import Learner, LearnerConfig
 from training.replay import ReplayBuffer, Samples
-from training.rewards import Outcomes, RewardConfig, blockade_race_distances
+from training.rewards import Outcomes, RewardConfig
 from training.run import run
 from training.selfplay import SelfPlay, SelfPlayConfig
 
@@ -330,12 +325,11 @@ def test_checkpoints_name_their_features_and_refuse_older_formats(tmp_path):
     """A run records ``auto`` as the feature names it stood for, so a later change of ``auto``
     cannot change a trained network's input; a file of an older format is refused with a clear
     error (no conversion of our own old files)."""
-    import models.features as features
 
     result = train_tiny(tmp_path, "run", ["algo.iterations=1"])
     payload = load_checkpoint(result.checkpoint)
-    assert payload["model"]["config"]["features"] == list(features.AUTO["blockade"])
-    assert payload["config"]["model"]["features"] == list(features.AUTO["blockade"])
+    assert payload["model"]["config"]["features"] == list(blockade.HOOKS.auto_features)
+    assert payload["config"]["model"]["features"] == list(blockade.HOOKS.auto_features)
     torch.save({**payload, "version": 1}, tmp_path / "old.pt")
     with pytest.raises(CheckpointError, match="format version 1, this code reads version 2"):
         load_checkpoint(tmp_path / "old.pt")

@@ -19,18 +19,15 @@ from typing import Annotated
 import numpy as np
 import torch
 
+import envs
+from agents.policy import Policy
+from models.checkpoint import model_payload
+from models.config import from_mapping
 from models.features import make_encoder
 from models.nets import ModelConfig, action_layout, build_network
 from models.symmetry import augmenter, symmetries
 from search.puct import SearchConfig
-from training.checkpoint import (
-    Policy,
-    make_env_game,
-    model_payload,
-    numpy_rng_state,
-    restore_numpy_rng,
-)
-from training.config import from_mapping
+from training.checkpoint import numpy_rng_state, restore_numpy_rng
 from training.evaluation import EvalConfig
 from training.learner import Learner, LearnerConfig
 from training.logging import ProgressLine
@@ -83,7 +80,7 @@ class SelfPlayFactory:
     rewards: RewardConfig
 
     def __call__(self) -> SelfPlay:
-        game = make_env_game(self.env_config)
+        game = envs.make_game(self.env_config)
         encoder = make_encoder(game, self.model_config.features)
         net = build_network(encoder.shape, game.num_actions, game.num_players,
                             self.model_config, action_layout(encoder))
@@ -130,7 +127,7 @@ class AlphaZero:
         self.runner_config = from_mapping(RunnerConfig, config["runner"], "runner")
         self.env_config = dict(config["env"])
         self.seed = int(config["seed"])
-        self.game = make_env_game(self.env_config)
+        self.game = envs.make_game(self.env_config)
         self.encoder = make_encoder(self.game, self.model_config.features)
         torch.manual_seed(self.seed)
         self.net = build_network(self.encoder.shape, self.game.num_actions,

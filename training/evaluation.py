@@ -1,7 +1,7 @@
 """Evaluation during and after training, through the arena: the trained policy against
 baseline agents, with win rates (95% Wilson interval for two players) and ratings.
 
-Algorithm-agnostic: it takes a :class:`training.checkpoint.Policy`. With ``enabled: false`` no
+Algorithm-agnostic: it takes a :class:`agents.policy.Policy`. With ``enabled: false`` no
 evaluation runs (and the arena is not needed); with ``enabled: true`` a missing arena package is
 an error, never a silent skip.
 """

@@ -24,16 +24,13 @@ from typing import Annotated
 import numpy as np
 import torch
 
+import envs
+from agents.policy import Policy
+from models.checkpoint import model_payload
+from models.config import from_mapping
 from models.features import make_encoder
 from models.nets import ModelConfig, action_layout, build_network
-from training.checkpoint import (
-    Policy,
-    make_env_game,
-    model_payload,
-    numpy_rng_state,
-    restore_numpy_rng,
-)
-from training.config import from_mapping
+from training.checkpoint import numpy_rng_state, restore_numpy_rng
 from training.evaluation import EvalConfig
 from training.learner import Learner, LearnerConfig, masked_log_policy
 from training.logging import ProgressLine
@@ -187,7 +184,7 @@ class PPO:
         torch.set_num_threads(runner.torch_threads)
         self.env_config = dict(config["env"])
         self.seed = int(config["seed"])
-        self.game = make_env_game(self.env_config)
+        self.game = envs.make_game(self.env_config)
         self.encoder = make_encoder(self.game, self.model_config.features)
         torch.manual_seed(self.seed)
         self.net = self.make_net()

@@ -3,7 +3,9 @@
 Under Blockade's seed rule (``win_condition: both``) random play never reaches a win before the
 turn limit, so the returns of early self-play are all zero and the value head learns nothing.
 With ``adjudication: distance`` a game that is truncated by the engine, or cut short by the
-self-play move cap (``selfplay.max_moves``), is scored by how close each player is to winning:
+self-play move cap (``selfplay.max_moves``), is scored by the game's ``adjudicate`` hook
+(:class:`envs.core.Hooks`): how close each player is to winning, for Blockade
+(envs/blockade/hooks.py)
 
     D_i = shortest walking distance (single steps around walls, pawns ignored) for player i to
           meet its win condition (both pawns on the two goal squares, or one pawn on either)
@@ -36,24 +38,24 @@ race long before self-play games are decided. It biases values towards the adjud
 judgement, which is why the weight is a knob and real outcomes keep the larger share.
 
 ``discount_leads`` discounts that lead as the outcome is discounted, by the decisions the race
-still needs before it can be cashed in (Blockade: about one decision of every player per step
-of the leader's race, at most the decisions left before the turn limit). Once the opponent is
+still needs before it can be cashed in (the game's ``decisions_left`` hook; Blockade: about one
+decision of every player per step of the leader's race, at most the decisions left before the
+turn limit). Once the opponent is
 walled in its distance is huge and the lead saturates at the cap, so without this every
 position of the rest of the game has the same dense target, whether the own pawns stand one
 step or twenty from their goals; with it a position one step nearer is worth more, which is the
 difference the search needs to finish a won race (the outcome's own discount is too small a
-signal beside the value head's noise). Games without a race length (Barricade, Nobles) keep
+signal beside the value head's noise). Games without that hook (Barricade, Nobles) keep
 their leads as they are.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
-from models.features import goal_distances_of_states, pawn_goal_distances
+import envs
 
 ADJUDICATIONS = ("none", "distance")
 
@@ -84,92 +86,22 @@ class RewardConfig:
             raise ValueError("rewards.position_weight needs rewards.adjudication=distance")
 
 
-def _margins(scores: np.ndarray, scale: float) -> np.ndarray:
-    """tanh of each player's lead in ``scores`` (higher is better) over the others' mean."""
-    n = len(scores)
-    others = (scores.sum() - scores) / (n - 1)
-    return np.tanh((scores - others) / scale)
-
-
-def blockade_race_distances(state) -> np.ndarray:
-    """D_i of every player: steps still needed to meet the win condition (walls respected,
-    pawns ignored, a walled-in pawn ``num_cells`` away). The distance maps are searched once per
-    wall layout (models.features.goal_distances), so this is cheap enough for every decision."""
-    return blockade_race_distances_of_states([state])[0]
-
-
-def blockade_race_distances_of_states(states) -> np.ndarray:
-    """:func:`blockade_race_distances` of several positions of one game: ``[B, num_players]``,
-    read from their cached maps in one gather (a rollout step's games)."""
-    game = states[0].game
-    d = pawn_goal_distances(goal_distances_of_states(game, states),
-                            np.array([s.pawns for s in states]))
-    if game.win_condition == "both":
-        totals = np.minimum(d[..., 0, 0] + d[..., 1, 1], d[..., 1, 0] + d[..., 0, 1])
-    else:
-        totals = d.reshape(len(states), game.num_players, 4).min(axis=2)
-    return totals.astype(np.float64)
-
-
-def _blockade(state, scale: float) -> np.ndarray:
-    return _margins(-blockade_race_distances(state), scale)
-
-
-def _blockade_decisions_left(state) -> float:
-    """About how many decisions the race still lasts: one decision of every player per step of
-    the leader's race (a turn is a move and a wall, and a move goes up to two steps), capped by
-    the two decisions per turn left before the turn limit."""
-    game = state.game
-    steps = blockade_race_distances(state).min()
-    return min(game.num_players * steps, 2 * (game.max_turns - state.turn))
-
-
-def _barricade(state, scale: float) -> np.ndarray:
-    """Points of the Scouts placed so far (1, 3, 5 in order) plus a tenth of a point per line
-    the Scouts still in play have advanced."""
-    position = state.to_dict()
-    points = []
-    for player, (scouts, placed) in enumerate(zip(position["scouts"], position["placed_order"],
-                                                  strict=True)):
-        score = float(sum((1, 3, 5)[: len(placed)]))
-        for s, station in enumerate(scouts):
-            if isinstance(station, list) and s not in placed:
-                score += 0.1 * (station[0] - 1 if player == 0 else 13 - station[0])
-        points.append(score)
-    return _margins(np.asarray(points), scale / 2.0)
-
-
-def _nobles(state, scale: float) -> np.ndarray:
-    return _margins(np.asarray(state.to_dict()["scores"], dtype=np.float64), scale * 10.0)
-
-
-ADJUDICATORS: dict[str, Callable[[object, float], np.ndarray]] = {
-    "barricade": _barricade,
-    "blockade": _blockade,
-    "nobles": _nobles,
-}
-"""Game name -> adjudicator(state, scale) giving a value vector for an unfinished game."""
-
-DECISIONS_LEFT: dict[str, Callable[[object], float]] = {"blockade": _blockade_decisions_left}
-"""Game name -> estimate of the decisions before an unfinished game's race is decided, for
-``discount_leads`` (games without one keep undiscounted leads)."""
-
-
 class Outcomes:
     """Value of a finished or cut game for every player, with or without adjudication."""
 
     def __init__(self, game, config: RewardConfig):
+        hooks = envs.game_hooks(game)
         self.adjudicate = None
         if config.adjudication == "distance":
-            if game.name not in ADJUDICATORS:
-                raise ValueError(f"no adjudicator for game {game.name!r} (have "
-                                 f"{', '.join(ADJUDICATORS)}); set algo.rewards.adjudication=none")
-            self.adjudicate = ADJUDICATORS[game.name]
+            if hooks.adjudicate is None:
+                raise ValueError(f"no adjudicator for game {game.name!r} (its hooks have no "
+                                 f"adjudicate); set algo.rewards.adjudication=none")
+            self.adjudicate = hooks.adjudicate
         self.scale = config.scale
         self.cap = config.cap
         self.position_weight = config.position_weight
         self.discount = config.discount
-        self.decisions_left = (DECISIONS_LEFT.get(game.name) if config.discount_leads
+        self.decisions_left = (hooks.decisions_left if config.discount_leads
                                and config.discount < 1.0 else None)
         self.num_players = game.num_players
 

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
+from envs.core import sample_chance
 from models.evaluator import ViewMaps, encode_batch, onednn
 from training.learner import masked_log_policy
 from training.pool import Entry, OpponentPool
@@ -41,14 +42,7 @@ from training.shaping import Potential
 def resolve_chance(state, rng: np.random.Generator, actions: list[int]) -> None:
     """Draw chance outcomes with the engine's probabilities until a decision or the end."""
     while state.is_chance_node():
-        outcomes = state.chance_outcomes()
-        u, total = rng.random(), 0.0
-        chosen = outcomes[-1][0]  # should rounding leave the sum of probabilities below u
-        for outcome, probability in outcomes:
-            total += probability
-            if u < total:
-                chosen = outcome
-                break
+        chosen = sample_chance(state, rng)
         state.apply_action(chosen)
         actions.append(chosen)
 

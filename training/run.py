@@ -14,8 +14,9 @@ from hydra.utils import get_class, get_method
 from omegaconf import DictConfig, OmegaConf
 from rich.console import Console
 
+import envs
+from models.checkpoint import CheckpointError, load_checkpoint
 from models.features import resolve_features
-from training.checkpoint import CheckpointError, load_checkpoint
 from training.evaluation import print_tables
 from training.logging import RunLogger
 from training.trainer import Trainer, TrainResult
@@ -51,7 +52,8 @@ def name_features(config: dict) -> None:
     """Replace ``auto`` in ``model.features`` by the names it stands for (what the checkpoint
     records, so that its network's input never depends on what ``auto`` means later)."""
     model = config["model"]
-    model["features"] = list(resolve_features(config["env"]["name"], model.get("features") or ()))
+    game = envs.make_game(config["env"])
+    model["features"] = list(resolve_features(game, model.get("features") or ()))
 
 
 def resumed_config(checkpoint_config: dict, current: DictConfig, overrides: list[str]) -> dict:
@@ -121,9 +123,8 @@ def run(cfg: DictConfig, run_dir: str | Path, overrides: list[str] | None = None
 def check_config(cfg: DictConfig) -> None:
     """Every user-facing key of a training config, checked before any work: ``ValueError`` with
     one line naming the key, the value and what is allowed."""
-    import envs
+    from models.config import check_value, from_mapping
     from models.nets import ModelConfig
-    from training.config import check_value, from_mapping
     from training.runner import RunnerConfig
 
     plain = OmegaConf.to_container(cfg, resolve=False)
@@ -135,8 +136,7 @@ def check_config(cfg: DictConfig) -> None:
     from_mapping(ModelConfig, {k: v for k, v in config["model"].items() if k != "name"},
                  "model")
     from_mapping(RunnerConfig, config["runner"], "runner")
-    env = dict(config["env"])
-    envs.make_game(env.pop("name"), **env)
+    envs.make_game(config["env"])
     if config["logger"].get("mode") not in LOGGER_MODES:
         raise ValueError(f"config logger.mode={config['logger'].get('mode')!r}: must be one of "
                          f"{', '.join(LOGGER_MODES)}")

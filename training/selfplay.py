@@ -20,6 +20,7 @@ from typing import Annotated
 
 import numpy as np
 
+from envs.core import sample_chance
 from models.evaluator import NetworkEvaluator
 from search.puct import SearchConfig, search
 from training.replay import Samples
@@ -91,11 +92,9 @@ class _Game:
     def resolve_chance(self) -> None:
         """Roll the dice with the game's own generator up to the next decision."""
         while self.state.is_chance_node():
-            outcomes, probs = zip(*self.state.chance_outcomes(), strict=True)
-            cum = np.cumsum(probs)
-            index = int(np.searchsorted(cum, self.rng.random() * cum[-1], side="right"))
-            self.state.apply_action(outcomes[index])
-            self.actions.append(outcomes[index])
+            outcome = sample_chance(self.state, self.rng)
+            self.state.apply_action(outcome)
+            self.actions.append(outcome)
 
 
 class SelfPlay:

@@ -3,8 +3,8 @@
 Between two decisions of a seat, its reward gains ``gamma * phi(s') - phi(s)`` (``phi`` = 0 at
 the end of the game); whatever ``phi`` is, the optimal policies stay the same, while every move
 gets a signal long before the game's result. ``phi`` is ``weight`` times the seat's lead in
-[-1, 1]: in the Blockade race (walking distances to the goals, as training/rewards.py measures
-them), in Barricade's and Nobles' scores (rewards.py's adjudicators).
+[-1, 1]: the game's ``potential`` hook (:class:`envs.core.Hooks`; Blockade: the linear race
+lead), else its ``adjudicate`` hook of each state (Barricade's and Nobles' score leads).
 """
 
 from __future__ import annotations
@@ -14,7 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from training.rewards import ADJUDICATORS, RewardConfig, blockade_race_distances_of_states
+import envs
+from envs.core import Lead
+from training.rewards import RewardConfig
 
 POTENTIALS = ("none", "distance")
 
@@ -32,46 +34,26 @@ class ShapingConfig:
             raise ValueError(f"shaping.weight must be >= 0, got {self.weight}")
 
 
-class BlockadeLead:
-    """Each player's lead in the Blockade race, in [-1, 1]: the others' mean walking distance to
-    their goals minus its own, over a cap of twice the board's perimeter (a walled-in player's
-    distance is capped there too). Linear, unlike the adjudicator's tanh, so the pull towards
-    the goals stays as strong after the opponent is walled in."""
-
-    def __init__(self, game):
-        self.cap = 2.0 * (game.rows + game.cols)
-
-    def __call__(self, states, scale: float) -> np.ndarray:
-        d = np.minimum(blockade_race_distances_of_states(states), self.cap)
-        n = d.shape[1]
-        return ((d.sum(axis=1, keepdims=True) - d) / (n - 1) - d) / self.cap
-
-
-def each_state(adjudicator: Callable) -> Callable:
-    """A lead of several states from an adjudicator of one (rewards.ADJUDICATORS)."""
-    return lambda states, scale: np.stack([adjudicator(s, scale) for s in states])
-
-
-LEADS: dict[str, Callable] = {
-    "blockade": BlockadeLead,
-    "barricade": lambda game: each_state(ADJUDICATORS["barricade"]),  # placed Scouts, progress
-    "nobles": lambda game: each_state(ADJUDICATORS["nobles"]),  # combat-score lead
-}
-"""Game name -> (game -> lead(states, scale)): ``[len(states), num_players]``, every player's
-lead in [-1, 1], the potential."""
+def each_state(adjudicate: Callable) -> Lead:
+    """A lead of several states from a game's ``adjudicate`` hook of one."""
+    return lambda states, scale: np.stack([adjudicate(s, scale) for s in states])
 
 
 class Potential:
     """``phi(states)``: ``[len(states), num_players]``, every player's potential in each state,
-    ``weight`` times its lead (:data:`LEADS`); zero everywhere when shaping is off."""
+    ``weight`` times its lead; zero everywhere when shaping is off."""
 
     def __init__(self, game, shaping: ShapingConfig, rewards: RewardConfig):
         self.lead = None
         if shaping.potential == "distance" and shaping.weight > 0:
-            if game.name not in LEADS:
-                raise ValueError(f"no distance potential for game {game.name!r} (have "
-                                 f"{', '.join(LEADS)}); set algo.shaping.potential=none")
-            self.lead = LEADS[game.name](game)
+            hooks = envs.game_hooks(game)
+            if hooks.potential is not None:
+                self.lead = hooks.potential(game)
+            elif hooks.adjudicate is not None:
+                self.lead = each_state(hooks.adjudicate)
+            else:
+                raise ValueError(f"no distance potential for game {game.name!r} (its hooks have "
+                                 f"no potential or adjudicate); set algo.shaping.potential=none")
         self.weight = shaping.weight
         self.scale = rewards.scale
         self.num_players = game.num_players

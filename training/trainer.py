@@ -118,7 +118,7 @@ def game_frames(game, actions: list[int], limit: int = 200) -> list[np.ndarray]:
     """Pictures of a game replayed from its actions: every decision position, then the end."""
     import envs
 
-    draw = envs.game_module(game.name).draw
+    draw = envs.game_package(game).draw
     state = game.new_initial_state()
     frames = [draw(state)]
     for action in actions:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from envs.core import sample_chance
 from models.evaluator import ViewMaps
 from training.replay import Samples
 from training.rewards import Outcomes
@@ -79,8 +80,7 @@ def teacher_samples(game, encoder, config: WarmStartConfig, outcomes: Outcomes,
             if config.max_moves is not None and decisions >= config.max_moves:
                 break
             if state.is_chance_node():
-                outcomes_, probs = zip(*state.chance_outcomes(), strict=True)
-                state.apply_action(int(outcomes_[dice.choice(len(outcomes_), p=probs)]))
+                state.apply_action(sample_chance(state, dice))
                 continue
             player = state.current_player()
             decisions += 1

@@ -30,7 +30,8 @@ import math
 
 import numpy as np
 
-from envs.blockade.engine import DOWN, LEFT, MOVE_OFFSETS, NUM_MOVE_ACTIONS, RIGHT, UP
+from envs.blockade.distances import DIRECTIONS, bfs_layers, state_masks
+from envs.blockade.engine import MOVE_OFFSETS, NUM_MOVE_ACTIONS
 
 TRAPPED = 100
 """Steps a player walled in for good is charged (beyond any real distance)."""
@@ -48,8 +49,6 @@ MCTS_DEFAULTS = {"exploration": 0.7, "rollout_depth": 4, "widening": 2.0,
 """Blockade offers ~200 walls a turn: widen slowly, in the heuristic's order, and score leaves
 after a few random actions by the race evaluation."""
 
-_DIRECTION_BITS = (UP, DOWN, LEFT, RIGHT)
-
 
 class Heuristic:
     def __init__(self, game):
@@ -61,7 +60,7 @@ class Heuristic:
         self.both = game.win_condition == "both"
         # Per wall: (direction index, bit) pairs to clear from the direction masks.
         self.wall_clears = [
-            [(_DIRECTION_BITS.index(d), 1 << x) for x, d in edges] for edges in game.wall_edges
+            [(DIRECTIONS.index(d), 1 << x) for x, d in edges] for edges in game.wall_edges
         ]
         self.wall_pairs = [
             ((1 << edges[0][0]) | (1 << edges[1][0]), (1 << edges[2][0]) | (1 << edges[3][0]))
@@ -75,23 +74,12 @@ class Heuristic:
     # ----- distances -----
     def masks(self, state) -> list[int]:
         """Per direction (up, down, left, right): the cells a pawn may leave that way."""
-        cells = np.frombuffer(bytes(state.open), dtype=np.uint8)
-        return [int.from_bytes(np.packbits((cells & d) != 0, bitorder="little").tobytes(),
-                               "little") for d in _DIRECTION_BITS]
+        return state_masks(state)
 
     def _layers(self, masks: list[int], source: int, passable: int, targets: int) -> list[int]:
         """BFS layers (bitboards) from the cells in ``source`` through ``passable`` cells, until
         every cell in ``targets`` is reached or nothing new is."""
-        up, down, left, right = masks
-        cols = self.cols
-        seen = frontier = source
-        layers = [source]
-        while frontier and targets & ~seen:
-            frontier = (((frontier & up) >> cols) | ((frontier & down) << cols)
-                        | ((frontier & left) >> 1) | ((frontier & right) << 1)) & passable & ~seen
-            seen |= frontier
-            layers.append(frontier)
-        return layers
+        return bfs_layers(masks, self.cols, source, passable, targets)
 
     def _distances(self, masks, goal_bits: int, pawns: list[int], passable: int) -> list[int]:
         """Steps from the goal cells in ``goal_bits`` to each pawn cell (``TRAPPED`` if none)."""

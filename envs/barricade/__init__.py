@@ -5,6 +5,7 @@ env (``env``, ``raw_env``)."""
 from envs.barricade.encoder import Encoder
 from envs.barricade.engine import Game, State
 from envs.barricade.env import env, raw_env
+from envs.barricade.hooks import HOOKS
 from envs.barricade.render import draw
 
-__all__ = ["Encoder", "Game", "State", "draw", "env", "raw_env"]
+__all__ = ["HOOKS", "Encoder", "Game", "State", "draw", "env", "raw_env"]

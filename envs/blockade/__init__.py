@@ -4,6 +4,7 @@
 from envs.blockade.encoder import Encoder
 from envs.blockade.engine import Game, State
 from envs.blockade.env import env, raw_env
+from envs.blockade.hooks import HOOKS
 from envs.blockade.render import draw
 
-__all__ = ["Encoder", "Game", "State", "draw", "env", "raw_env"]
+__all__ = ["HOOKS", "Encoder", "Game", "State", "draw", "env", "raw_env"]

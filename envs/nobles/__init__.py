@@ -6,6 +6,7 @@ are the rules engine with 2d6 chance nodes, ``Encoder`` the flat per-player obse
 from envs.nobles.encoder import Encoder
 from envs.nobles.engine import Game, State
 from envs.nobles.env import env, raw_env
+from envs.nobles.hooks import HOOKS
 from envs.nobles.render import draw
 
-__all__ = ["Game", "State", "Encoder", "draw", "raw_env", "env"]
+__all__ = ["HOOKS", "Encoder", "Game", "State", "draw", "env", "raw_env"]

@@ -14,149 +14,14 @@ from envs.core import PLAYER_COLOR_NAMES, PLAYER_COLORS, load_font
 from envs.nobles.engine import (
     CASTLES,
     ENTERING_TILES,
-    HOME,
-    HOME_PATH_START,
-    NOBLE_ACTION,
-    TRACK_TILES,
+    GRID,
+    HOME_CELLS,
+    TRACK_CELLS,
+    YARD_ORIGIN,
+    event_lines,
+    pieces_by_cell,
+    status_line,
 )
-
-GRID = 15
-
-
-def _track_cells() -> list[tuple[int, int]]:
-    """(row, col) of tiles 1..52, clockwise from seat 0's entering tile."""
-    arm = [(6, c) for c in range(6)] + [(r, 6) for r in range(5, -1, -1)] + [(0, 7)]
-    cells = []
-    for quarter in range(4):
-        cells += [_rotate(cell, quarter) for cell in arm]
-    return cells
-
-
-def _rotate(cell: tuple[int, int], quarters: int) -> tuple[int, int]:
-    """Rotate a grid cell clockwise by ``quarters`` quarter turns about the centre."""
-    r, c = cell
-    for _ in range(quarters):
-        r, c = c, GRID - 1 - r
-    return r, c
-
-
-TRACK_CELLS = _track_cells()
-# Per seat: cells of Home path tiles 1..5 and Home (progress 53..58).
-HOME_CELLS = [[_rotate((7, c), seat) for c in range(1, 7)] for seat in range(4)]
-YARD_ORIGIN = [_rotate((0, 0), seat) for seat in range(4)]  # one corner of each 6x6 yard
-LETTERS = [name[0].upper() for name in PLAYER_COLOR_NAMES]
-
-
-def cell_of(game, player: int, progress: int) -> tuple[int, int] | None:
-    """Grid cell of a player's progress; None for the Yard."""
-    if progress == 0:
-        return None
-    seat = game.seats[player]
-    if progress <= TRACK_TILES:
-        return TRACK_CELLS[game.tiles[player][progress] - 1]
-    return HOME_CELLS[seat][progress - HOME_PATH_START]
-
-
-def _pieces_by_cell(state) -> dict[tuple[int, int], list[tuple[int, bool, int]]]:
-    """(player, noble?, guard count) tokens on each board cell."""
-    cells: dict[tuple[int, int], dict[int, list[int]]] = {}
-    for player in range(state.game.num_players):
-        places = [(state.nobles[player], True)] + [(p, False) for p in state.guards[player]]
-        for progress, is_noble in places:
-            cell = cell_of(state.game, player, progress)
-            if cell is None:
-                continue
-            entry = cells.setdefault(cell, {}).setdefault(player, [0, 0])
-            entry[0 if is_noble else 1] += 1
-    return {cell: [(player, nobles > 0, guards) for player, (nobles, guards) in sorted(by.items())]
-            for cell, by in cells.items()}
-
-
-def _progress_text(p: int) -> str:
-    if p == 0:
-        return "Y"
-    if p == HOME:
-        return "H"
-    if p >= HOME_PATH_START:
-        return f"h{p - HOME_PATH_START + 1}"
-    return str(p)
-
-
-def event_lines(state) -> list[str]:
-    """The last move and any passes after it, in words."""
-    lines = []
-    for e in state.events:
-        who = f"{PLAYER_COLOR_NAMES[e.player]} (player {e.player}) rolled {e.roll}"
-        if e.action < 0:
-            lines.append(f"{who}: no legal mover, turn passes")
-            continue
-        mover = "Noble" if e.action == NOBLE_ACTION else f"{(e.action - 1) % 4 + 1} Guard(s)"
-        text = f"{who}: {mover} {_progress_text(e.start)}->{_progress_text(e.dest)}"
-        if e.trimmed_steps:
-            by = (f"{PLAYER_COLOR_NAMES[e.blocker]}'s blockade" if e.blocker >= 0
-                  else "own Guard")
-            text += f"; {e.trimmed_steps} step(s) trimmed by {by}"
-            if e.blocker >= 0:
-                text += f" ({e.penalty:+d})"
-        for victim, count in e.captured_guards:
-            text += f"; captured {count} {PLAYER_COLOR_NAMES[victim]} Guard(s)"
-        for victim in e.captured_nobles:
-            text += f"; captured the {PLAYER_COLOR_NAMES[victim]} Noble"
-        if e.capture_points:
-            text += f" ({e.capture_points:+d})"
-        if e.home_points:
-            text += f"; reached Home ({e.home_points:+d})"
-        lines.append(text)
-    return lines
-
-
-def status_line(state) -> str:
-    name = f"{PLAYER_COLOR_NAMES[state.to_move]} (player {state.to_move})"
-    if state.is_terminal():
-        best = max(state.scores)
-        winners = [PLAYER_COLOR_NAMES[i] for i, s in enumerate(state.scores) if s == best]
-        return f"game over: {' and '.join(winners)} win(s) with {best}"
-    if state.roll is None:
-        return f"{name} to roll"
-    return f"{name} to move, roll {state.roll}"
-
-
-def text_board(state) -> str:
-    """The board as text: a cell shows each player's colour letter, ``N`` for the Noble and
-    the number of Guards; ``**`` marks a cell shared by several players (see the piece list)."""
-    game = state.game
-    grid = [["   "] * GRID for _ in range(GRID)]
-    for tile, (r, c) in enumerate(TRACK_CELLS, start=1):
-        grid[r][c] = " # " if tile in CASTLES else " + " if tile in ENTERING_TILES else " . "
-    for player in range(game.num_players):
-        for r, c in HOME_CELLS[game.seats[player]][:-1]:
-            grid[r][c] = " : "
-        r, c = HOME_CELLS[game.seats[player]][-1]
-        grid[r][c] = " H "
-    for (r, c), tokens in _pieces_by_cell(state).items():
-        if len(tokens) > 1:
-            grid[r][c] = "** "
-            continue
-        player, noble, guards = tokens[0]
-        grid[r][c] = (LETTERS[player] + ("N" if noble else "") + (str(guards) if guards else "")
-                      ).ljust(3)
-    lines = [f"Nobles ({game.mode}, {game.num_players} players), turn {state.turn}/"
-             f"{game.max_turns}: {status_line(state)}"]
-    lines += ["  " + "".join(row).rstrip() for row in grid]
-    lines.append("  (# castle, + entering tile, : Home path, H Home; progress: Y Yard, "
-                 "1..52 track, h1..h5 Home path, H Home)")
-    for player in range(game.num_players):
-        guards = " ".join(_progress_text(p) for p in state.guards[player])
-        lines.append(f"  {LETTERS[player]} player {player} ({PLAYER_COLOR_NAMES[player]}, "
-                     f"seat {game.seats[player]}): score {state.scores[player]:+d}, "
-                     f"Noble {_progress_text(state.nobles[player])}, Guards {guards}")
-    for line in event_lines(state):
-        lines.append(f"  last: {line}")
-    if state.roll is not None and not state.is_terminal():
-        moves = ", ".join(state.action_to_string(a) for a in state.legal_actions())
-        lines.append(f"  legal: {moves}")
-    return "\n".join(lines)
-
 
 CELL = 36
 PANEL = 330
@@ -209,7 +74,7 @@ def draw(state) -> np.ndarray:
                 cx = x0 + 8 + i * 9
                 pen.rectangle((cx, y1 - 17, cx + 4, y1 - 12), fill=(120, 120, 135))
         pen.text((c * CELL + 2, r * CELL + 1), str(tile), fill=(110, 110, 110), font=small)
-    for (r, c), tokens in _pieces_by_cell(state).items():
+    for (r, c), tokens in pieces_by_cell(state).items():
         _draw_tokens(pen, box(r, c), tokens, font)
     _draw_panel(pen, state, size, font, big)
     return np.asarray(image, dtype=np.uint8)

@@ -1,0 +1,103 @@
+"""Blockade's derived input planes (``model.features``), appended to its encoder's planes.
+
+- ``goal_steps`` (what ``auto`` stands for): two planes per relative seat, one per goal square
+  of that seat (the outer one, then the inner one), with every cell's walking distance to it
+  (single steps around walls, pawns ignored) divided by ``rows + cols`` (25 steps on the
+  default board) and capped at 1, so one step is worth 0.04; cells that far or walled off are
+  1. One plane per goal square, not one to the nearer goal, because under ``win_condition:
+  both`` the second pawn must head for the square the first one does not hold. A race on a
+  walled board is a shortest-path problem that a small conv net cannot solve from local planes
+  in a few layers; these maps make "which move brings my pawn closer" a local question: the
+  policy head compares the plane at each move's destination. They depend only on the walls, so
+  they are cached per wall layout.
+- ``distance``: the same maps divided by the number of cells (154) instead. A step is worth
+  0.0065 there, and a network trained from the teacher's games alone followed the maps far
+  less well: 67-73% against random against 82% with ``goal_steps`` (docs/training.md, Results).
+
+The wrapper keeps the encoder contract (``shape``, ``encode``, ``view_to_board_actions``), so
+search, self-play, symmetries and checkpoints use it like the game's own encoder.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from envs.blockade.distances import goal_distances, goal_distances_of_states
+from envs.blockade.encoder import FLIPS, board_cells_in_view, seat_groups
+
+
+class DistancePlanes:
+    """A Blockade encoder with two goal-distance planes per relative seat appended: walking
+    steps to each goal square divided by ``horizon`` and capped at 1."""
+
+    def __init__(self, game, encoder, horizon: int):
+        self.game = game
+        self.encoder = encoder
+        self.horizon = horizon
+        c, h, w = encoder.shape
+        self.shape = (c + 2 * game.num_players, h, w)
+        self.planes = encoder.planes  # the game's planes come first, unchanged
+        self.action_layout = encoder.action_layout
+        self._flips = [FLIPS[corner] for corner in game.corners]
+        # For encode_many: [seat, view cell] -> board cell, [seat, relative seat] -> seat.
+        self._board_cell = board_cells_in_view(game)
+        n = game.num_players
+        self._seat_order = (np.arange(n)[:, None] + np.arange(n)[None, :]) % n
+
+    def _board_maps(self, state) -> np.ndarray:
+        """[num_players, 2, rows, cols] scaled distance maps in board coordinates, kept in the
+        state's wall cache beside the distances they come from."""
+        maps = state.wall_cache.get(self)
+        if maps is None:
+            game = self.game
+            maps = self._scaled(goal_distances(game, state).reshape(game.num_players, 2,
+                                                                    game.rows, game.cols))
+            state.wall_cache[self] = maps
+        return maps
+
+    def _view_maps(self, state, player: int) -> np.ndarray:
+        """The maps in ``player``'s view (its seat first, board flipped to its corner), kept in
+        the wall cache per seat: the positions of a search subtree share walls and mover."""
+        key = (self, player)
+        maps = state.wall_cache.get(key)
+        if maps is None:
+            n, game = self.game.num_players, self.game
+            maps = self._board_maps(state)[[(player + i) % n for i in range(n)]].reshape(
+                2 * n, game.rows, game.cols)
+            flip_rows, flip_cols = self._flips[player]
+            maps = np.ascontiguousarray(maps[:, ::-1 if flip_rows else 1,
+                                             ::-1 if flip_cols else 1])
+            state.wall_cache[key] = maps
+        return maps
+
+    def _scaled(self, steps: np.ndarray) -> np.ndarray:
+        return (np.minimum(steps, self.horizon) * np.float32(1.0 / self.horizon)).astype(
+            np.float32)
+
+    def encode(self, state, player: int) -> np.ndarray:
+        return np.concatenate([self.encoder.encode(state, player), self._view_maps(state, player)])
+
+    def encode_many(self, states, players) -> np.ndarray:
+        """:meth:`encode` of several positions at once: ``[B, C, H, W]``; the goal distances of
+        the batch's new wall layouts come from one search, and each seat's view of them from
+        one ``np.take``."""
+        game, n = self.game, self.game.num_players
+        players = np.asarray(players, dtype=np.int64)
+        dist = goal_distances_of_states(game, states)  # [B, seat, goal, cell]
+        view = np.empty_like(dist)
+        for player, rows in seat_groups(players):
+            view[rows] = np.take(dist[rows][:, self._seat_order[player]],
+                                 self._board_cell[player], axis=3)
+        maps = self._scaled(view)
+        return np.concatenate([self.encoder.encode_many(states, players),
+                               maps.reshape(len(states), 2 * n, game.rows, game.cols)], axis=1)
+
+    def view_to_board_actions(self, player: int) -> np.ndarray:
+        return self.encoder.view_to_board_actions(player)
+
+
+FEATURES = {
+    "goal_steps": lambda game, encoder: DistancePlanes(game, encoder, game.rows + game.cols),
+    "distance": lambda game, encoder: DistancePlanes(game, encoder, game.num_cells),
+}
+"""Blockade's derived planes by name: ``(game, encoder) -> encoder`` with them appended."""
