@@ -8,7 +8,7 @@ its training state and one step, :meth:`Algorithm.iteration`; this module runs i
                                            its rating against them (fixed anchors) and
                                            learning_curve.png
         every checkpoint.every iterations: checkpoints/last.pt (and replay.pt)
-    the final evaluation against eval.final_opponents
+    the final evaluation against eval.final_opponents (final_evaluation.json)
 
 The first Ctrl-C (SIGINT or SIGTERM) lets the current iteration finish, writes a checkpoint and
 stops with one line saying how to resume; during the warm start or the final evaluation it stops
@@ -17,6 +17,7 @@ at once (nothing to keep, or the checkpoint is already written). A second Ctrl-C
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sys
@@ -32,6 +33,7 @@ import torch
 
 from arena.media import best_effort
 from training.checkpoint import (
+    git_commit,
     load_replay,
     remove_stale_temporaries,
     replay_path,
@@ -180,6 +182,8 @@ class Trainer:
         self.algo = algorithm.algo
         self.checkpoint = Path(run_dir) / "checkpoints" / "last.pt"
         self.curve = Path(run_dir) / "learning_curve.png"
+        self.final_file = Path(run_dir) / "final_evaluation.json"
+        self.commit = git_commit()  # of the code that writes the checkpoints
         self.logger = logger
         self.say = say
         self.history: list[dict] = []
@@ -210,7 +214,7 @@ class Trainer:
         return {"algo": a.name, "config": a.config, "env_config": a.config["env"],
                 "model": a.model(), "policy": a.policy().settings(),
                 "counters": dict(a.counters), "history": self.history,
-                "anchors": self.anchors,
+                "anchors": self.anchors, "commit": self.commit,
                 "state": a.state_dict(), "rng": {"torch": torch.get_rng_state()}}
 
     def save(self) -> Path:
@@ -291,6 +295,10 @@ class Trainer:
                              **rating_metrics(trained_rating(final, self.anchors), "final")}
             self.logger.log(final_metrics, step=c["iteration"])
             self.logger.summary(final_metrics)
+            self.final_file.write_text(json.dumps(
+                {"iteration": c["iteration"], "minutes": c["seconds"] / 60, "games": games,
+                 "seed": algo.eval.seed + 1, "opponents": list(algo.eval.final_opponents),
+                 "metrics": final_metrics}, indent=1))
         self.logger.log_checkpoint(self.checkpoint, f"{a.game.name}-{a.name}",
                                    {"iteration": c["iteration"]})
         return TrainResult(self.checkpoint, dict(c), final, self.history)
