@@ -292,7 +292,8 @@ class Trainer:
                                           games * len(algo.eval.final_opponents)))
             self.stop.at_once = False
             final_metrics = {**metrics(final, prefix="final"),
-                             **rating_metrics(trained_rating(final, self.anchors), "final")}
+                             **rating_metrics(trained_rating(
+                                 final, {**algo.eval.anchor_ratings, **self.anchors}), "final")}
             self.logger.log(final_metrics, step=c["iteration"])
             self.logger.summary(final_metrics)
             self.final_file.write_text(json.dumps(
