@@ -1,7 +1,7 @@
 """Agents that play any game of :mod:`envs` through one interface (:class:`agents.base.Agent`):
 ``random``, ``heuristic`` (one per game), ``mcts`` (plain UCT), ``checkpoint:PATH`` (a trained
-policy) and ``onnx:PATH`` (an exported one, :mod:`policies.onnx_policy`). :func:`make_agent`
-builds one from a spec string."""
+policy), ``onnx:PATH`` (an exported one, :mod:`policies.onnx_policy`) and ``zoo:NAME`` (a
+pretrained one shipped in :mod:`zoo`). :func:`make_agent` builds one from a spec string."""
 
 from __future__ import annotations
 
@@ -13,13 +13,14 @@ from agents.heuristic import HeuristicAgent
 from agents.mcts import MCTSAgent
 from agents.random_agent import RandomAgent
 
-AGENT_NAMES = ("random", "heuristic", "mcts", "checkpoint:PATH", "onnx:PATH")
+AGENT_NAMES = ("random", "heuristic", "mcts", "checkpoint:PATH", "onnx:PATH", "zoo:NAME")
 
 
 def parse_spec(spec: str) -> tuple[str, dict]:
     """``"mcts:simulations=1000,rollout=random"`` -> ``("mcts", {...})``; a checkpoint's text
     after the colon is its path, kept whole as option ``path``; an onnx file's path may be
-    followed by ``:options`` (``onnx:PATH:sims=200``)."""
+    followed by ``:options`` (``onnx:PATH:sims=200``), and so may a zoo agent's name
+    (``zoo:nobles_2p:sims=200``, the name kept as option ``name``)."""
     name, _, rest = spec.partition(":")
     if name == "checkpoint":
         if not rest:
@@ -32,6 +33,11 @@ def parse_spec(spec: str) -> tuple[str, dict]:
         if not path:
             raise ValueError("onnx agent needs a path: onnx:PATH or onnx:PATH:sims=200")
         return name, {**_parse_options(spec, tail), "path": path}
+    if name == "zoo":
+        zoo_name, _, tail = rest.partition(":")
+        if not zoo_name:
+            raise ValueError("zoo agent needs a name: zoo:NAME or zoo:NAME:sims=200")
+        return name, {**_parse_options(spec, tail), "name": zoo_name}
     return name, _parse_options(spec, rest)
 
 
@@ -48,7 +54,7 @@ def _parse_options(spec: str, text: str) -> dict:
 
 def make_agent(spec: str, game, **options) -> Agent:
     """An agent for ``game`` from a spec: ``random``, ``heuristic``, ``mcts``,
-    ``checkpoint:PATH`` or ``onnx:PATH``, optionally with inline options
+    ``checkpoint:PATH``, ``onnx:PATH`` or ``zoo:NAME``, optionally with inline options
     (``mcts:simulations=1000``) that take precedence over ``options``. Unknown names and
     options are a ``ValueError`` saying what is valid."""
     name, inline = parse_spec(spec)
@@ -62,6 +68,11 @@ def make_agent(spec: str, game, **options) -> Agent:
         from policies.onnx_policy import OnnxAgent  # onnxruntime loads only when asked for
 
         return OnnxAgent(options.pop("path"), game, **options)
+    if name == "zoo":
+        from policies.onnx_policy import OnnxAgent
+        from zoo import policy_file
+
+        return OnnxAgent(policy_file(options.pop("name"), game), game, **options)
     builders = {"random": RandomAgent, "heuristic": HeuristicAgent, "mcts": MCTSAgent}
     if name not in builders:
         raise ValueError(f"unknown agent {spec!r}; valid agents: {', '.join(AGENT_NAMES)}")

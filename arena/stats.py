@@ -96,3 +96,55 @@ def openskill_ratings(names: Sequence[str], results: Sequence[tuple[Sequence[int
             ratings[i] = team[0]
     return [Rating(name, r.mu, r.mu - Z95 * r.sigma, r.mu + Z95 * r.sigma)
             for name, r in zip(names, ratings, strict=True)]
+
+
+def anchored_ratings(names: Sequence[str], scores: np.ndarray, games: np.ndarray,
+                     fixed: dict[str, float], prior_draws: float = 1.0,
+                     tolerance: float = 1e-10, iterations: int = 200) -> list[Rating]:
+    """Maximum-likelihood Bradley–Terry ratings on the Elo scale with the agents of ``fixed``
+    held at their given ratings (anchors: the scale does not drift as the others change).
+
+    ``scores`` and ``games`` as in :func:`bradley_terry`, ``prior_draws`` likewise. Every other
+    agent must have played, directly or through others, against an anchor. Fitted by Newton's
+    method on the free ratings (the log-likelihood is concave); their intervals are ±1.96
+    standard errors from the observed Fisher information, the anchors' intervals have width 0.
+    """
+    names = list(names)
+    unknown = sorted(set(fixed) - set(names))
+    if unknown or not fixed:
+        raise ValueError(f"anchored ratings need at least one anchor among the agents, got "
+                         f"{', '.join(unknown) or 'none'}")
+    scores = np.asarray(scores, dtype=np.float64)
+    games = np.asarray(games, dtype=np.float64)
+    played = games > 0
+    scores = scores + 0.5 * prior_draws * played
+    games = games + prior_draws * played
+    free = np.array([name not in fixed for name in names])
+    theta = np.array([fixed.get(name, 0.0) / ELO_PER_NATURAL_UNIT for name in names])
+    reached = ~free
+    for _ in range(len(names)):
+        reached = reached | (played[:, reached].any(axis=1))
+    if not reached.all():
+        lost = [name for name, r in zip(names, reached, strict=True) if not r]
+        raise ValueError(f"no games link {', '.join(lost)} to an anchor: their ratings are "
+                         "undetermined")
+    information = np.zeros((free.sum(), free.sum()))
+    for _ in range(iterations):
+        p = 1.0 / (1.0 + np.exp(theta[None, :] - theta[:, None]))  # p[i, j]: i beats j
+        gradient = (scores - games * p).sum(axis=1)[free]
+        weights = games * p * p.T
+        information = (np.diag(weights.sum(axis=1)) - weights)[np.ix_(free, free)]
+        if not free.any():
+            break
+        step = np.linalg.solve(information, gradient)
+        largest = np.max(np.abs(step))
+        theta[free] += step / max(1.0, largest)  # at most a factor e in odds per step
+        if largest < tolerance:
+            break
+    errors = np.zeros(len(names))
+    if free.any():
+        errors[free] = np.sqrt(np.clip(np.diag(np.linalg.inv(information)), 0, None))
+    return [Rating(name, float(ELO_PER_NATURAL_UNIT * t),
+                   float(ELO_PER_NATURAL_UNIT * (t - Z95 * e)),
+                   float(ELO_PER_NATURAL_UNIT * (t + Z95 * e)))
+            for name, t, e in zip(names, theta, errors, strict=True)]

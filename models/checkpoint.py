@@ -11,6 +11,7 @@ to resume.
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import torch
@@ -23,6 +24,21 @@ VERSION = 2
 """2: the trainer skeleton's layout (``state``, ``rng.torch``, ``history``; the replay buffer in
 its own file beside the checkpoint). Files of version 1 are refused with a clear error."""
 REQUIRED = ("algo", "config", "env_config", "model", "policy", "counters")
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def git_commit() -> str | None:
+    """The commit of this code (``+dirty`` with uncommitted changes), if it is a git checkout."""
+    try:
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True,
+                                text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain"], cwd=ROOT, capture_output=True,
+                               text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return commit + ("+dirty" if dirty else "")
 
 
 class CheckpointError(ValueError):

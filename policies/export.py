@@ -8,6 +8,9 @@ TorchScript files of two graphs, each with the metadata of :mod:`policies.metada
   board action with the largest logit: the action mapping is inside the graph.
 - ``NAME.json``: the metadata, with the file names.
 
+With ``zoo=NAME`` (:func:`add_to_zoo`) it writes a zoo entry instead: ``policy.onnx`` (the
+network graph) and ``metadata.json`` (the summary :mod:`zoo` documents) in ``zoo/NAME/``.
+
 ONNX comes from the ``torch.export``-based exporter (``torch.onnx.export(dynamo=True)``, which
 needs onnxscript), the one PyTorch maintains; the batch axis is dynamic. TorchScript is
 deprecated upstream but still what libtorch (C++) loads. Every file is written to a temporary
@@ -22,7 +25,6 @@ import json
 import logging
 import os
 import shlex
-import subprocess
 import tempfile
 import warnings
 from dataclasses import dataclass
@@ -36,7 +38,7 @@ from torch import nn
 
 import envs
 from envs.core import sample_chance
-from models.checkpoint import build_model, load_checkpoint
+from models.checkpoint import build_model, git_commit, load_checkpoint
 from models.features import make_encoder
 from models.views import ViewMaps
 from policies.metadata import (
@@ -48,7 +50,6 @@ from policies.metadata import (
 )
 
 FORMATS = ("onnx", "torchscript", "both")
-ROOT = Path(__file__).resolve().parents[1]
 
 
 @dataclass(frozen=True)
@@ -62,8 +63,15 @@ class ExportConfig:
     opset: int = 21
     reference_positions: int = 4
     seed: int = 0
+    zoo: str | None = None
+    figures: dict | None = None
 
     def __post_init__(self):
+        if self.zoo is not None and (self.out_dir is not None or self.name is not None):
+            raise ValueError("zoo=NAME writes zoo/NAME/policy.onnx and metadata.json: drop "
+                             "out_dir and name")
+        if self.figures is not None and self.zoo is None:
+            raise ValueError("figures are for zoo entries: give zoo=NAME too")
         if self.format not in FORMATS:
             raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {self.format!r}")
         if self.reference_positions < 2:
@@ -134,18 +142,6 @@ def reference_positions(game, count: int, seed: int) -> list:
         state.apply_action(actions[rng.integers(len(actions))])
     picks = np.linspace(0, len(decisions) - 1, min(count, len(decisions))).round().astype(int)
     return [decisions[i] for i in picks]
-
-
-def git_commit() -> str | None:
-    """The commit of this code (``+dirty`` with uncommitted changes), if it is a git checkout."""
-    try:
-        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True,
-                                text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain"], cwd=ROOT, capture_output=True,
-                               text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return None
-    return commit + ("+dirty" if dirty else "")
 
 
 def training_command(checkpoint: Path) -> str | None:
@@ -266,11 +262,21 @@ def example_inputs(encoder, states: list) -> dict[str, torch.Tensor]:
             "player": torch.tensor(players, dtype=torch.long)}
 
 
-def export_checkpoint(config: ExportConfig) -> dict[str, Path]:
-    """Write the files ``config`` asks for; returns them by kind (``network.onnx``,
-    ``greedy.onnx``, ``network.torchscript``, ``greedy.torchscript``, ``metadata``). Nothing is
-    written before every file is ready, so a bad checkpoint (a
-    :class:`models.checkpoint.CheckpointError`) or a failed export leaves no files."""
+@dataclass
+class Prepared:
+    """A loaded checkpoint, ready to export: its network, the greedy policy around it, the
+    example inputs the graphs are traced with, and the metadata every file carries."""
+
+    checkpoint: Path
+    payload: dict
+    game: object
+    net: nn.Module
+    greedy: GreedyPolicy
+    example: dict[str, torch.Tensor]
+    metadata: dict
+
+
+def prepare(config: ExportConfig) -> Prepared:
     checkpoint = Path(config.checkpoint)
     payload = load_checkpoint(checkpoint)
     game = envs.make_game(payload["env_config"])
@@ -281,7 +287,18 @@ def export_checkpoint(config: ExportConfig) -> dict[str, Path]:
     example = example_inputs(encoder, states)
     metadata = build_metadata(payload, checkpoint, game, encoder, maps, net, states, example,
                               config.opset)
-    greedy = GreedyPolicy(net, maps).eval()
+    return Prepared(checkpoint, payload, game, net, GreedyPolicy(net, maps).eval(), example,
+                    metadata)
+
+
+def export_checkpoint(config: ExportConfig) -> dict[str, Path]:
+    """Write the files ``config`` asks for; returns them by kind (``network.onnx``,
+    ``greedy.onnx``, ``network.torchscript``, ``greedy.torchscript``, ``metadata``). Nothing is
+    written before every file is ready, so a bad checkpoint (a
+    :class:`models.checkpoint.CheckpointError`) or a failed export leaves no files."""
+    prepared = prepare(config)
+    checkpoint, game, net = prepared.checkpoint, prepared.game, prepared.net
+    greedy, example, metadata = prepared.greedy, prepared.example, prepared.metadata
     name = config.name or f"{game.name}_{game.num_players}p"
     contents: dict[str, tuple[str, bytes]] = {}  # kind -> (file name, bytes)
     if config.format in ("onnx", "both"):
@@ -301,3 +318,57 @@ def export_checkpoint(config: ExportConfig) -> dict[str, Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     return {kind: write_atomically(out_dir / file, data)
             for kind, (file, data) in contents.items()}
+
+
+def run_figures(checkpoint: Path, history: list[dict]) -> dict | None:
+    """What the training run measured: its final evaluation (``final_evaluation.json`` in the
+    run folder, ``<run>/checkpoints/last.pt`` -> ``<run>``), else its last periodic one."""
+    final = checkpoint.resolve().parent.parent / "final_evaluation.json"
+    if final.is_file():
+        return {"source": "final evaluation of the training run", **json.loads(final.read_text())}
+    last = last_figures(history)
+    return {"source": "last periodic evaluation of the training run", **last} if last else None
+
+
+def zoo_metadata(name: str, prepared: Prepared, figures: dict | None) -> dict:
+    """The ``metadata.json`` of a zoo entry (:mod:`zoo`): a readable summary; the ONNX file
+    beside it carries the full export metadata."""
+    from zoo import POLICY_FILE
+
+    payload, metadata = prepared.payload, prepared.metadata
+    counters = payload["counters"]
+    return {
+        "name": name, "game": metadata["game"], "num_players": metadata["num_players"],
+        "env_config": metadata["env_config"],
+        "network": {"model": payload["model"]["config"], "encoder": metadata["encoder"]["name"],
+                    "observation_shape": metadata["observation"]["shape"],
+                    "parameters": sum(p.numel() for p in prepared.net.parameters())},
+        "policy": metadata["policy"],
+        "training": {"algo": payload["algo"], "command": metadata["training"]["command"],
+                     "commit": payload.get("commit"), "seed": payload["config"].get("seed"),
+                     "iterations": counters.get("iteration"),
+                     "minutes": round(counters.get("seconds", 0.0) / 60, 2)},
+        "figures": figures if figures is not None else run_figures(prepared.checkpoint,
+                                                                   payload.get("history")),
+        "added": {"date": metadata["exported"]["date"], "commit": git_commit(),
+                  "checkpoint": str(prepared.checkpoint)},
+        "files": {"policy": POLICY_FILE},
+    }
+
+
+def add_to_zoo(config: ExportConfig) -> dict[str, Path]:
+    """Write the zoo entry ``config.zoo``: ``policy.onnx`` and ``metadata.json`` in a new
+    folder of the zoo (an existing one is an error: remove it to replace the agent)."""
+    from zoo import METADATA_FILE, POLICY_FILE, check_name, root
+
+    folder = root() / check_name(config.zoo)
+    if folder.exists():
+        raise ValueError(f"zoo agent {config.zoo!r} exists already ({folder}); remove that "
+                         "folder to replace it, or choose another name")
+    prepared = prepare(config)
+    network = onnx_models(prepared.greedy, prepared.example, config.opset)["network"]
+    policy = onnx_bytes(network, {**prepared.metadata, "graph": "network"})
+    entry = json.dumps(zoo_metadata(config.zoo, prepared, config.figures), indent=1).encode()
+    folder.mkdir(parents=True)
+    return {"policy": write_atomically(folder / POLICY_FILE, policy),
+            "metadata": write_atomically(folder / METADATA_FILE, entry)}

@@ -246,3 +246,44 @@ def test_a_resumed_run_writes_into_its_own_folder_and_log(tmp_path):
     assert "warm start: 2 heuristic vs random games first" in log
     assert "iter 1/1" in log and "resuming at iteration 1" in log and "iter 2/2" in log
     assert load_checkpoint(run_dir / "checkpoints" / "last.pt")["counters"]["iteration"] == 2
+
+
+def test_periodic_evaluations_draw_a_learning_curve_that_a_resume_continues(tmp_path, capsys):
+    """Each periodic evaluation rates the trained agent against anchors fixed for the whole run
+    (random at 0 by config, the heuristic measured once) and redraws learning_curve.png; the
+    checkpoint keeps the history and the anchors, so a resumed run extends the same curve."""
+    from PIL import Image
+
+    evaluated = [*PPO, "algo.eval.every=1", "algo.eval.games=2",
+                 "algo.eval.opponents=[random,heuristic]", "algo.eval.anchor_games=2"]
+    first, out = train(tmp_path, "run", [*evaluated, "algo.iterations=2"], capsys)
+    assert out.count("rating the anchors heuristic once") == 1
+    curve = tmp_path / "run" / "learning_curve.png"
+    with Image.open(curve) as image:
+        assert image.format == "PNG" and min(image.size) > 100
+    rated = [h for h in first.history if "eval/rating" in h]
+    assert [h["iteration"] for h in rated] == [1, 2]
+    for h in rated:
+        assert h["eval/rating_low"] < h["eval/rating"] < h["eval/rating_high"]
+        assert {"eval/random/win_rate", "eval/heuristic/win_rate"} <= set(h)
+    anchors = load_checkpoint(first.checkpoint)["anchors"]
+    assert set(anchors) == {"random", "heuristic"} and anchors["random"] == 0
+    curve.unlink()
+    more, out = train(tmp_path, "run", [*evaluated, "algo.iterations=3",
+                                        f"resume={first.checkpoint}"], capsys)
+    assert "rating the anchors" not in out and curve.is_file()
+    assert [h["iteration"] for h in more.history if "eval/rating" in h] == [1, 2, 3]
+    assert load_checkpoint(more.checkpoint)["anchors"] == anchors
+
+
+def test_a_broken_learning_curve_only_warns(tmp_path, monkeypatch):
+    import training.trainer as trainer
+
+    def broken(*args, **kwargs):
+        raise ImportError("matplotlib is broken")
+
+    monkeypatch.setattr(trainer, "write_learning_curve", broken)
+    with pytest.warns(UserWarning, match="learning curve .* skipped: ImportError"):
+        result, _ = train(tmp_path, "run", [*ALPHAZERO, "algo.eval.every=1", "algo.eval.games=2",
+                                            "algo.iterations=1"])
+    assert "eval/rating" in result.history[-1] and result.checkpoint.is_file()

@@ -1,6 +1,11 @@
 """Evaluation during and after training, through the arena: the trained policy against
 baseline agents, with win rates (95% Wilson interval for two players) and ratings.
 
+The learning curve's rating: the opponents are fixed anchors whose Elo ratings stay put for the
+whole run (``eval.anchor_ratings``, the others measured once from games between the anchors),
+and the trained agent's Bradley-Terry rating against them (:func:`arena.stats.anchored_ratings`)
+is comparable from one evaluation to the next.
+
 Algorithm-agnostic: it takes a :class:`agents.policy.Policy`. With ``enabled: false`` no
 evaluation runs (and the arena is not needed); with ``enabled: true`` a missing arena package is
 an error, never a silent skip.
@@ -8,12 +13,15 @@ an error, never a silent skip.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
+import numpy as np
 from rich.console import Console
 
+import envs
 from agents.checkpoint import PolicyAgent
+from training.logging import ProgressLine
 
 
 @dataclass(frozen=True)
@@ -28,12 +36,20 @@ class EvalConfig:
     temperature: float = 0.0
     batch_games: int = 32
     seed: int = 12345
+    anchor_ratings: dict = field(default_factory=lambda: {"random": 0.0})
+    anchor_games: int = 20
 
     def __post_init__(self):
         if self.every < 0 or self.final_games < 0 or self.simulations < 0:
             raise ValueError("eval.every, eval.final_games and eval.simulations must be >= 0")
         if self.games < 1 or self.batch_games < 1:
             raise ValueError("eval.games and eval.batch_games must be >= 1")
+        if self.anchor_games < 1:
+            raise ValueError(f"eval.anchor_games must be >= 1, got {self.anchor_games}")
+        for spec, rating in self.anchor_ratings.items():
+            if isinstance(rating, bool) or not isinstance(rating, (int, float)):
+                raise ValueError(f"eval.anchor_ratings: the rating of {spec!r} must be a number, "
+                                 f"got {rating!r}")
         if self.temperature < 0:
             raise ValueError(f"eval.temperature must be >= 0, got {self.temperature}")
 
@@ -81,10 +97,94 @@ def metrics(results: dict, prefix: str = "eval") -> dict:
     return out
 
 
+def versus_score(result) -> tuple[float, int]:
+    """What lineup agent 0 of a match scored against the others, pairwise: per game and per
+    other seat 1 for a higher return, 1/2 for an equal one, 0 for a lower one; and the number of
+    such comparisons (games x (num_players - 1): the comparisons of one game are not
+    independent, so with more than two players the interval is somewhat too narrow)."""
+    score, count = 0.0, 0
+    for game in result.games:
+        mine, *others = game.agent_returns()
+        score += sum(1.0 if mine > r else 0.5 if mine == r else 0.0 for r in others)
+        count += len(others)
+    return score, count
+
+
+def _pairwise(names: Sequence[str], matches: dict) -> tuple[np.ndarray, np.ndarray]:
+    """Score and game matrices over ``names`` from ``{(i, j): MatchResult}`` (lineup ``i``
+    against copies of ``j``)."""
+    scores, games = np.zeros((len(names), len(names))), np.zeros((len(names), len(names)))
+    for (i, j), result in matches.items():
+        score, count = versus_score(result)
+        scores[i, j] += score
+        scores[j, i] += count - score
+        games[i, j] += count
+        games[j, i] += count
+    return scores, games
+
+
+def anchor_ratings(env_config: dict, config: EvalConfig, known: dict,
+                   say: Callable[[str], None] = print) -> dict[str, float]:
+    """The Elo rating of every anchor (``config.opponents``): those of ``config.anchor_ratings``
+    as given, then those in ``known`` (measured earlier in the run) as they were; the rest
+    measured once from ``config.anchor_games`` games of each of them against every other
+    anchor, the known ones held fixed (none known: the first anchor is 0)."""
+    anchors = list(config.opponents)
+    ratings = {a: float(r) for a, r in {**known, **config.anchor_ratings}.items() if a in anchors}
+    missing = [a for a in anchors if a not in ratings]
+    if not missing:
+        return ratings
+    if not ratings:
+        ratings[anchors[0]] = 0.0
+        missing = missing[1:]
+        if not missing:
+            return ratings
+    arena = _arena()
+    from arena.stats import anchored_ratings
+
+    n = envs.make_game(env_config).num_players
+    pairs = [(i, j) for i, a in enumerate(anchors) for j, b in enumerate(anchors)
+             if i < j and (a in missing or b in missing)]
+    games = match_games(config.anchor_games, n)
+    say(f"rating the anchors {', '.join(missing)} once for this run: {games} games per pair of "
+        f"anchors, {len(pairs)} pairs (eval.anchor_ratings gives them without games)")
+    progress = ProgressLine("anchor games", games * len(pairs))
+    matches = {(i, j): arena.play_match(env_config, [anchors[i]] + [anchors[j]] * (n - 1),
+                                        games, config.seed + 2, progress=progress)
+               for i, j in pairs}
+    fitted = anchored_ratings(anchors, *_pairwise(anchors, matches), ratings)
+    return {r.name: r.rating for r in fitted}
+
+
+def trained_rating(results: dict, anchors: dict[str, float]):
+    """The trained agent's :class:`arena.stats.Rating` from its matches (``{opponent:
+    MatchResult}``) against the opponents with a rating in ``anchors``; ``None`` without any."""
+    rated = [opp for opp in results if opp in anchors]
+    if not rated:
+        return None
+    _arena()
+    from arena.stats import anchored_ratings
+
+    names = ["trained", *rated]
+    scores, games = _pairwise(names, {(0, j): results[opp]
+                                      for j, opp in enumerate(rated, start=1)})
+    return anchored_ratings(names, scores, games, {opp: anchors[opp] for opp in rated})[0]
+
+
+def rating_metrics(rating, prefix: str = "eval") -> dict:
+    if rating is None:
+        return {}
+    return {f"{prefix}/rating": rating.rating, f"{prefix}/rating_low": rating.low,
+            f"{prefix}/rating_high": rating.high}
+
+
 def win_rate_parts(stats: dict) -> list[str]:
     """Console-line parts for the periodic evaluations in ``stats`` (metrics' eval/ keys)."""
-    return [f"{k.split('/')[1]} win {v:.2f}" for k, v in stats.items()
-            if k.startswith("eval/") and k.endswith("/win_rate")]
+    parts = [f"{k.split('/')[1]} win {v:.2f}" for k, v in stats.items()
+             if k.startswith("eval/") and k.endswith("/win_rate")]
+    if "eval/rating" in stats:
+        parts.append(f"Elo {stats['eval/rating']:.0f}")
+    return parts
 
 
 def print_tables(results: dict, console: Console | None = None) -> None:

@@ -4,9 +4,11 @@ its training state and one step, :meth:`Algorithm.iteration`; this module runs i
     algorithm.start()                      # once per run (a warm start), then a checkpoint
     until algo.iterations or algo.time_limit_minutes is reached:
         stats = algorithm.iteration(number, progress)
-        every eval.every iterations:       the trained policy against eval.opponents (arena)
+        every eval.every iterations:       the trained policy against eval.opponents (arena),
+                                           its rating against them (fixed anchors) and
+                                           learning_curve.png
         every checkpoint.every iterations: checkpoints/last.pt (and replay.pt)
-    the final evaluation against eval.final_opponents
+    the final evaluation against eval.final_opponents (final_evaluation.json)
 
 The first Ctrl-C (SIGINT or SIGTERM) lets the current iteration finish, writes a checkpoint and
 stops with one line saying how to resume; during the warm start or the final evaluation it stops
@@ -15,6 +17,7 @@ at once (nothing to keep, or the checkpoint is already written). A second Ctrl-C
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sys
@@ -28,6 +31,8 @@ from typing import Annotated, Any, Protocol
 import numpy as np
 import torch
 
+from arena.media import best_effort
+from models.checkpoint import git_commit
 from training.checkpoint import (
     load_replay,
     remove_stale_temporaries,
@@ -35,7 +40,16 @@ from training.checkpoint import (
     save_checkpoint,
     save_replay,
 )
-from training.evaluation import evaluate, match_games, metrics, win_rate_parts
+from training.curve import write_learning_curve
+from training.evaluation import (
+    anchor_ratings,
+    evaluate,
+    match_games,
+    metrics,
+    rating_metrics,
+    trained_rating,
+    win_rate_parts,
+)
 from training.logging import ProgressLine, RunLogger
 
 INTERRUPTED_EXIT_CODE = 130
@@ -167,13 +181,18 @@ class Trainer:
         self.algorithm = algorithm
         self.algo = algorithm.algo
         self.checkpoint = Path(run_dir) / "checkpoints" / "last.pt"
+        self.curve = Path(run_dir) / "learning_curve.png"
+        self.final_file = Path(run_dir) / "final_evaluation.json"
+        self.commit = git_commit()  # of the code that writes the checkpoints
         self.logger = logger
         self.say = say
         self.history: list[dict] = []
+        self.anchors: dict[str, float] = {}  # Elo of the evaluation's anchors, fixed for the run
         self.stop = StopRequest()
         if resume is not None:
             algorithm.load_state_dict(resume)
             self.history = list(resume.get("history") or [])
+            self.anchors = dict(resume.get("anchors") or {})
             torch.set_rng_state(resume["rng"]["torch"])
             self._restore_replay(Path(resume_path))
 
@@ -195,6 +214,7 @@ class Trainer:
         return {"algo": a.name, "config": a.config, "env_config": a.config["env"],
                 "model": a.model(), "policy": a.policy().settings(),
                 "counters": dict(a.counters), "history": self.history,
+                "anchors": self.anchors, "commit": self.commit,
                 "state": a.state_dict(), "rng": {"torch": torch.get_rng_state()}}
 
     def save(self) -> Path:
@@ -242,11 +262,16 @@ class Trainer:
             number = c["iteration"] + 1
             stats = a.iteration(number, progress(algo, c))
             c["iteration"] = number
-            if algo.eval.enabled and algo.eval.every and number % algo.eval.every == 0:
+            evaluated = algo.eval.enabled and algo.eval.every and number % algo.eval.every == 0
+            if evaluated:
                 stats.update(self._evaluate(number))
             c["seconds"] += time.perf_counter() - start
             stats["time/minutes"] = c["seconds"] / 60
             self.history.append({"iteration": number, **_scalars(stats)})
+            if evaluated:
+                with best_effort(f"learning curve {self.curve}"):
+                    write_learning_curve(self.history, self.anchors, self.curve,
+                                         f"{a.game.name} {a.game.num_players}p, {a.name}")
             self.logger.log(stats, step=number)
             last = limit_reached(algo, c) or self.stop.requested
             if last or (algo.console_every and number % algo.console_every == 0):
@@ -267,22 +292,29 @@ class Trainer:
                                           games * len(algo.eval.final_opponents)),
                              algo.eval.batch_games)
             self.stop.at_once = False
-            final_metrics = metrics(final, prefix="final")
+            final_metrics = {**metrics(final, prefix="final"),
+                             **rating_metrics(trained_rating(
+                                 final, {**algo.eval.anchor_ratings, **self.anchors}), "final")}
             self.logger.log(final_metrics, step=c["iteration"])
             self.logger.summary(final_metrics)
+            self.final_file.write_text(json.dumps(
+                {"iteration": c["iteration"], "minutes": c["seconds"] / 60, "games": games,
+                 "seed": algo.eval.seed + 1, "opponents": list(algo.eval.final_opponents),
+                 "metrics": final_metrics}, indent=1))
         self.logger.log_checkpoint(self.checkpoint, f"{a.game.name}-{a.name}",
                                    {"iteration": c["iteration"]})
         return TrainResult(self.checkpoint, dict(c), final, self.history)
 
     def _evaluate(self, number: int) -> dict:
         a, config = self.algorithm, self.algo.eval
+        self.anchors = anchor_ratings(a.config["env"], config, self.anchors, self.say)
         results = evaluate(a.policy(), a.config["env"], config.opponents, config.games,
                            config.seed, batch_games=config.batch_games)
         actions = a.sample_game()
         if actions:
             self.logger.log_game(f"games/{a.name}", lambda: game_frames(a.game, actions),
                                  step=number)
-        return metrics(results)
+        return {**metrics(results), **rating_metrics(trained_rating(results, self.anchors))}
 
     def _progress_line(self, stats: dict, number: int) -> str:
         algo, seconds = self.algo, self.algorithm.counters["seconds"]

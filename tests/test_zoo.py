@@ -1,0 +1,143 @@
+"""The pretrained zoo: ``export.py zoo=NAME`` writes an entry (ONNX network and metadata) from a
+run's checkpoint, ``zoo:NAME`` plays in evaluate.py, play.py and every agent spec, an agent of
+another game or an unknown name fails with one line saying what is there, and the entries are
+package data of the installed project. The zoo is a temporary folder ($BOARDGAME_RL_ZOO) holding
+an entry made from a tiny untrained checkpoint, so no binary fixture is committed."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from fnmatch import fnmatch
+from pathlib import Path
+
+import pytest
+import yaml
+from policy_files import ROOT, tiny_checkpoint
+
+import envs
+import zoo
+from agents import make_agent, parse_spec
+from arena.match import play_match
+from zoo import ZOO_ENV
+
+NOBLES = {"name": "nobles", "num_players": 2}
+OVERRIDES = ["algo=ppo", "env=nobles", "seed=3"]
+FINAL = {"iteration": 7, "minutes": 3.1, "games": 200, "seed": 12346, "opponents": ["random"],
+         "metrics": {"final/random/win_rate": 0.9}}
+
+
+def export_cli(*overrides, zoo_root: Path):
+    return subprocess.run([sys.executable, "export.py", *overrides], cwd=ROOT,
+                          env={**os.environ, ZOO_ENV: str(zoo_root)},
+                          capture_output=True, text=True, timeout=300)
+
+
+@pytest.fixture(scope="module")
+def zoo_root(tmp_path_factory) -> Path:
+    """A zoo holding ``nobles_2p``, added by the command line from a checkpoint in a run folder
+    (with the Hydra overrides and the final evaluation a training run leaves there)."""
+    run = tmp_path_factory.mktemp("run")
+    checkpoint = tiny_checkpoint(run / "checkpoints" / "last.pt", NOBLES)
+    (run / ".hydra").mkdir()
+    (run / ".hydra" / "overrides.yaml").write_text(yaml.safe_dump(OVERRIDES))
+    (run / "final_evaluation.json").write_text(json.dumps(FINAL))
+    root = tmp_path_factory.mktemp("zoo")
+    done = export_cli(f"checkpoint={checkpoint}", "zoo=nobles_2p", zoo_root=root)
+    assert done.returncode == 0, done.stderr
+    assert str(root / "nobles_2p" / "policy.onnx") in done.stdout
+    return root
+
+
+@pytest.fixture
+def in_zoo(zoo_root, monkeypatch) -> Path:
+    monkeypatch.setenv(ZOO_ENV, str(zoo_root))
+    return zoo_root
+
+
+def test_an_entry_holds_the_network_and_what_a_user_needs_to_know(in_zoo):
+    entry = zoo.metadata("nobles_2p")
+    assert (in_zoo / "nobles_2p" / entry["files"]["policy"]).is_file()
+    assert entry["game"] == "nobles" and entry["num_players"] == 2
+    assert entry["env_config"]["name"] == "nobles" and entry["env_config"]["num_players"] == 2
+    assert entry["network"]["parameters"] > 0 and entry["network"]["encoder"].startswith("nobles")
+    assert entry["training"]["command"] == "python train.py " + " ".join(OVERRIDES)
+    assert entry["figures"] == {"source": "final evaluation of the training run", **FINAL}
+    assert entry["policy"]["temperature"] == 0.5  # how the run's evaluation played it
+    assert entry["added"]["commit"]
+
+
+def test_an_entry_is_never_overwritten_and_names_are_checked(in_zoo):
+    from policies.export import ExportConfig, add_to_zoo
+
+    before = {p.name: p.stat().st_mtime_ns for p in (in_zoo / "nobles_2p").iterdir()}
+    with pytest.raises(ValueError, match=r"^zoo agent 'nobles_2p' exists already \("
+                                         r".*; remove that folder to replace it"):
+        add_to_zoo(ExportConfig("unused.pt", zoo="nobles_2p"))
+    assert {p.name: p.stat().st_mtime_ns for p in (in_zoo / "nobles_2p").iterdir()} == before
+    with pytest.raises(ValueError, match="zoo name 'Nobles:2p' must be lower-case"):
+        add_to_zoo(ExportConfig("unused.pt", zoo="Nobles:2p"))
+    with pytest.raises(ValueError, match="zoo=NAME writes .*: drop out_dir and name"):
+        ExportConfig("unused.pt", zoo="nobles_2p", out_dir="somewhere")
+
+
+def test_a_zoo_agent_plays_through_any_agent_spec(in_zoo):
+    assert parse_spec("zoo:nobles_2p:sims=2,temperature=0") == (
+        "zoo", {"sims": 2, "temperature": 0, "name": "nobles_2p"})
+    game = envs.make_game(NOBLES)
+    agent = make_agent("zoo:nobles_2p:sims=2", game)
+    assert agent.simulations == 2
+    result = play_match(NOBLES, [agent, "random"], 2, seed=0)
+    assert len(result.games) == 2 and all(g.moves[0] > 0 for g in result.games)
+
+
+def test_evaluate_and_play_take_zoo_agents(in_zoo, tmp_path):
+    env = {**os.environ, ZOO_ENV: str(in_zoo)}
+    evaluated = subprocess.run(
+        [sys.executable, "evaluate.py", "env=nobles", "agents=[zoo:nobles_2p,random]", "games=2",
+         "logger=disabled", "chart=false", f"hydra.run.dir={tmp_path}"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert evaluated.returncode == 0, evaluated.stderr
+    results = json.loads((tmp_path / "results.json").read_text())
+    assert results["matches"][0]["lineup"] == ["zoo:nobles_2p", "random"]
+    played = subprocess.run(
+        [sys.executable, "play.py", "env=nobles", "agents=[human,zoo:nobles_2p]"],
+        cwd=ROOT, env=env, input="hint\nquit\n", capture_output=True, text=True, timeout=300)
+    assert played.returncode == 0, played.stderr
+    assert "hint from zoo:nobles_2p: value for you" in played.stdout
+
+
+def test_a_zoo_agent_of_another_game_is_refused_in_one_line(in_zoo):
+    with pytest.raises(ValueError, match=r"^zoo agent 'nobles_2p' was trained on 'nobles', not "
+                                         r"'blockade' \(zoo agents of this game: none\)$"):
+        make_agent("zoo:nobles_2p", envs.make_game({"name": "blockade"}))
+    with pytest.raises(ValueError, match="zoo agent 'nobles_2p' was trained with num_players=2 "
+                                         "but the game has num_players=4"):
+        make_agent("zoo:nobles_2p", envs.make_game({**NOBLES, "num_players": 4}))
+
+
+def test_an_unknown_name_lists_the_agents_there_are(in_zoo, tmp_path, monkeypatch):
+    game = envs.make_game(NOBLES)
+    with pytest.raises(ValueError, match=r"^unknown zoo agent 'nobles_4p'; available: "
+                                         r"nobles_2p \(zoo folder "):
+        make_agent("zoo:nobles_4p", game)
+    with pytest.raises(ValueError, match="zoo agent needs a name: zoo:NAME"):
+        make_agent("zoo:", game)
+    monkeypatch.setenv(ZOO_ENV, str(tmp_path))
+    with pytest.raises(ValueError, match="the zoo has no agents yet"):
+        make_agent("zoo:nobles_2p", game)
+
+
+def test_zoo_entries_install_with_the_project():
+    """Without $BOARDGAME_RL_ZOO the zoo is the ``zoo`` package's folder, and pyproject.toml
+    ships that package with an entry's files as package data."""
+    tomllib = pytest.importorskip("tomllib")
+    assert os.environ.get(ZOO_ENV) is None
+    assert zoo.root() == ROOT / "zoo"
+    setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    assert any(fnmatch("zoo", p) for p in setuptools["packages"]["find"]["include"])
+    patterns = setuptools["package-data"]["zoo"]
+    for file in (zoo.POLICY_FILE, zoo.METADATA_FILE):
+        assert any(fnmatch(f"nobles_2p/{file}", p) for p in patterns)

@@ -1,0 +1,82 @@
+"""The learning curve of a run (``learning_curve.png`` in its folder), drawn from the trainer's
+history at every periodic evaluation: the trained agent's rating against the fixed anchors
+with its 95% interval, and its win rate against each anchor with its Wilson interval, over the
+training minutes (iterations on the top axis). A resumed run's history goes on where it
+stopped, so its curve does too."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+WIN_RATE = "/win_rate"
+
+
+def evaluated(history: list[dict]) -> list[dict]:
+    """The history entries of iterations with a periodic evaluation that gave a rating."""
+    return [entry for entry in history if "eval/rating" in entry]
+
+
+def anchor_names(points: list[dict]) -> list[str]:
+    """The opponents evaluated against, in the order they first appear (``eval/<opp>/...``)."""
+    names: dict[str, None] = {}
+    for entry in points:
+        for key in entry:
+            if key.startswith("eval/") and key.endswith(WIN_RATE):
+                names[key[len("eval/"):-len(WIN_RATE)]] = None
+    return list(names)
+
+
+def write_learning_curve(history: list[dict], anchors: dict[str, float], path: str | Path,
+                         title: str) -> Path | None:
+    """Draw the curve into ``path`` (PNG); ``None`` (and no file) before the first rating."""
+    points = evaluated(history)
+    if not points:
+        return None
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    minutes = np.array([entry["time/minutes"] for entry in points])
+    iterations = np.array([entry["iteration"] for entry in points])
+    figure, (top, bottom) = plt.subplots(2, 1, figsize=(8, 7), sharex=True)
+    rating = [entry["eval/rating"] for entry in points]
+    top.fill_between(minutes, [e["eval/rating_low"] for e in points],
+                     [e["eval/rating_high"] for e in points], alpha=0.25, label="95% interval")
+    top.plot(minutes, rating, "o-", label="trained agent")
+    for name, value in anchors.items():
+        top.axhline(value, color="grey", linestyle="--", linewidth=0.8)
+        top.annotate(f"{name} ({value:.0f})", (0, value), xycoords=("axes fraction", "data"),
+                     xytext=(2, 2), textcoords="offset points", fontsize=8, color="grey")
+    top.set_ylabel("Elo (Bradley-Terry, anchors fixed)")
+    top.legend(loc="lower right", fontsize=8)
+    top.grid(alpha=0.3)
+    if len(points) > 1:  # the iteration axis needs two points to map minutes onto
+        top.secondary_xaxis("top", functions=(lambda m: np.interp(m, minutes, iterations),
+                                              lambda i: np.interp(i, iterations, minutes))
+                            ).set_xlabel("iteration")
+    else:
+        top.set_xlim(0, 2 * minutes[0])
+    for name in anchor_names(points):
+        key = f"eval/{name}"
+        rows = [e for e in points if key + WIN_RATE in e]
+        x = [e["time/minutes"] for e in rows]
+        line, = bottom.plot(x, [e[key + WIN_RATE] for e in rows], "o-", label=f"vs {name}")
+        if all(key + "/win_low" in e for e in rows):
+            bottom.fill_between(x, [e[key + "/win_low"] for e in rows],
+                                [e[key + "/win_high"] for e in rows], alpha=0.2,
+                                color=line.get_color())
+    bottom.set_ylim(0, 1)
+    bottom.set_ylabel("win rate (95% interval)")
+    bottom.set_xlabel("training minutes")
+    bottom.legend(loc="best", fontsize=8)
+    bottom.grid(alpha=0.3)
+    figure.suptitle(title)
+    figure.tight_layout()
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path, dpi=100)
+    plt.close(figure)
+    return path
