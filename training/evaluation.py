@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
 from rich.console import Console
 
 
@@ -88,6 +89,14 @@ def metrics(results: dict, prefix: str = "eval") -> dict:
         if rating is not None:
             out[f"{key}/rating"] = rating.rating
     return out
+
+
+def score(results: dict) -> float | None:
+    """One number for a run: the trained agent's win rate averaged over the opponents of an
+    evaluation (what a hyperparameter sweep maximises); None when nothing was evaluated."""
+    if not results:
+        return None
+    return float(np.mean([r.summaries[0].win_rate for r in results.values()]))
 
 
 def win_rate_parts(stats: dict) -> list[str]:
