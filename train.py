@@ -4,6 +4,10 @@
 that run's folder). The console's lines are also in ``<run folder>/train.log``. See
 docs/training.md.
 
+Under Hydra's multirun (``-m``, configs/sweep/*.yaml) ``main`` returns the final evaluation's
+score, which the Optuna sweeper maximises, and each job writes ``result.json`` for
+``python -m training.sweep`` (training/sweep.py).
+
 Exit codes: 0 done, 2 a bad config, checkpoint or output folder (one line on stderr, checked
 before any work), 130 stopped by Ctrl-C (after writing a checkpoint when there was work to keep).
 """
@@ -21,10 +25,12 @@ register_resolvers()  # before Hydra composes configs/config.yaml, which uses th
 
 
 @hydra.main(config_path="configs", config_name="config", version_base="1.3")
-def main(cfg: DictConfig) -> None:
+def main(cfg: DictConfig) -> float | None:
     from models.checkpoint import CheckpointError
+    from training.evaluation import score
     from training.logging import console_copied_to
     from training.run import run
+    from training.sweep import write_result
     from training.trainer import INTERRUPTED_EXIT_CODE
 
     hydra_cfg = HydraConfig.get()
@@ -32,11 +38,13 @@ def main(cfg: DictConfig) -> None:
     with console_copied_to(Path(run_dir) / "train.log"):
         try:
             result = run(cfg, run_dir, list(hydra_cfg.overrides.task))
+            write_result(run_dir, result, list(hydra_cfg.overrides.task))
         except (CheckpointError, ValueError) as error:
             print(f"error: {error}", file=sys.stderr)
             sys.exit(2)
     if result.interrupted:
         sys.exit(INTERRUPTED_EXIT_CODE)
+    return score(result.final_eval)
 
 
 if __name__ == "__main__":

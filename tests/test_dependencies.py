@@ -33,14 +33,24 @@ def readme_extras() -> set[str]:
 def declared() -> tuple[set[str], set[str]]:
     """(distributions of the core and README extras, distributions of every extra)."""
     core, extras = set(), set()
+    requirements = metadata.requires(PROJECT) or []
     wanted = readme_extras()
-    for requirement in metadata.requires(PROJECT) or []:
+    for _ in requirements:  # an extra may pull in others: dev = ["boardgame-rl[ray,sweep]"]
+        wanted |= {name for requirement in requirements
+                   if (pulled := re.match(rf"{PROJECT}\[([\w,-]+)\]", requirement))
+                   and extra_of(requirement) in wanted for name in pulled.group(1).split(",")}
+    for requirement in requirements:
         name = canonical(re.match(r"[A-Za-z0-9._-]+", requirement).group())
-        extra = re.search(r"""extra\s*==\s*['"]([\w-]+)['"]""", requirement)
         extras.add(name)
-        if extra is None or extra.group(1) in wanted:
+        if extra_of(requirement) in wanted | {None}:
             core.add(name)
     return core, extras
+
+
+def extra_of(requirement: str) -> str | None:
+    """The extra a requirement of the project's metadata belongs to (None: a core one)."""
+    extra = re.search(r"""extra\s*==\s*['"]([\w-]+)['"]""", requirement)
+    return extra and extra.group(1)
 
 
 def python_files():

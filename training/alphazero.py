@@ -218,7 +218,7 @@ class AlphaZero:
         c["samples"] += len(samples)
         stats.update(selfplay_metrics(records, played))
         stats.update({"replay/size": len(self.replay), "counters/games": c["games"],
-                      "counters/samples": c["samples"]})
+                      "counters/samples": c["samples"], "runner/restarts": self.runner.restarts})
         self.last_records = records
         return stats
 

@@ -178,6 +178,14 @@ def rating_metrics(rating, prefix: str = "eval") -> dict:
             f"{prefix}/rating_high": rating.high}
 
 
+def score(results: dict) -> float | None:
+    """One number for a run: the trained agent's win rate averaged over the opponents of an
+    evaluation (what a hyperparameter sweep maximises); None when nothing was evaluated."""
+    if not results:
+        return None
+    return float(np.mean([r.summaries[0].win_rate for r in results.values()]))
+
+
 def win_rate_parts(stats: dict) -> list[str]:
     """Console-line parts for the periodic evaluations in ``stats`` (metrics' eval/ keys)."""
     parts = [f"{k.split('/')[1]} win {v:.2f}" for k, v in stats.items()

@@ -94,6 +94,7 @@ class RunLogger:
         self._wandb = wandb
         self.run = wandb.init(mode=self.mode, project=logger_config.get("project"),
                               entity=logger_config.get("entity"),
+                              group=logger_config.get("group"),
                               tags=list(logger_config.get("tags") or []), dir=str(directory),
                               config=run_config, name=name, reinit="finish_previous")
 

@@ -181,6 +181,9 @@ class PPO:
         self.model_config = from_mapping(
             ModelConfig, {k: v for k, v in config["model"].items() if k != "name"}, "model")
         runner = from_mapping(RunnerConfig, config["runner"], "runner")
+        if runner.name != "local":  # a silently local run would not be what was asked for
+            raise ValueError(f"runner={runner.name} distributes AlphaZero's self-play; PPO's "
+                             "rollouts run in the training process: use runner=local")
         torch.set_num_threads(runner.torch_threads)
         self.env_config = dict(config["env"])
         self.seed = int(config["seed"])

@@ -7,7 +7,8 @@ A worker is any object with ``set_weights(weights)`` and ``play(seeds)``, built 
 factory. Because a game depends only on its seed and the weights, every runner returns the same
 records for the same seeds; a distributed runner (remote workers, a queue) only has to keep that
 interface. ``local`` runs the worker in this process; ``processes`` splits the seeds over worker
-processes (one torch thread each), which uses both cores of a 2-core machine for self-play.
+processes (one torch thread each), which uses both cores of a 2-core machine for self-play;
+``ray`` plays them on Ray actors, on this machine or a cluster (training/ray_runner.py).
 """
 
 from __future__ import annotations
@@ -16,11 +17,11 @@ import multiprocessing
 import signal
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Annotated, Protocol
 
 import torch
 
-RUNNERS = ("local", "processes")
+RUNNERS = ("local", "processes", "ray")
 
 
 class Worker(Protocol):
@@ -33,15 +34,26 @@ class RunnerConfig:
     name: str = "local"
     workers: int = 2
     torch_threads: int = 1
+    # runner=ray only (configs/runner/ray.yaml says what each does)
+    address: str | None = None
+    cpus_per_worker: Annotated[float, "> 0"] = 1.0
+    games_per_task: Annotated[int, ">= 1"] | None = None
+    max_restarts: Annotated[int, ">= 0"] = 10
+    ship_code: bool = True
 
     def __post_init__(self):
         if self.name not in RUNNERS:
             raise ValueError(f"runner.name must be one of {RUNNERS}, got {self.name!r}")
         if self.workers < 1 or self.torch_threads < 1:
             raise ValueError("runner.workers and runner.torch_threads must be >= 1")
+        if self.address is not None and not (self.address == "auto" or ":" in self.address):
+            raise ValueError(f"runner.address={self.address!r}: must be null (a local Ray), auto "
+                             "(the cluster this machine joined), ray://host:port or host:port")
 
 
 class LocalRunner:
+    restarts = 0  # workers replaced after dying (only the ray runner replaces any)
+
     def __init__(self, make_worker: Callable[[], Worker]):
         self.worker = make_worker()
 
@@ -72,6 +84,8 @@ def _play_chunk(task: tuple[dict, list[int]]) -> list:
 
 
 class ProcessRunner:
+    restarts = 0
+
     def __init__(self, make_worker: Callable[[], Worker], workers: int, torch_threads: int):
         context = multiprocessing.get_context("spawn")
         self.workers = workers
@@ -100,4 +114,8 @@ def make_runner(config: RunnerConfig, make_worker: Callable[[], Worker]):
     torch.set_num_threads(config.torch_threads)  # the learner's, and the local worker's
     if config.name == "local":
         return LocalRunner(make_worker)
+    if config.name == "ray":
+        from training.ray_runner import RayRunner
+
+        return RayRunner(make_worker, config)
     return ProcessRunner(make_worker, config.workers, config.torch_threads)

@@ -1,0 +1,163 @@
+"""``runner=ray``: self-play workers as Ray actors, the learner in this (the driver) process.
+
+The runner keeps training/runner.py's interface (``set_weights``, ``play``), so AlphaZero is the
+same code under every runner and a seed gives the same game everywhere:
+
+- Weights go through Ray's object store once per ``set_weights`` (``ray.put``) under a version
+  number. Each task carries the version and a reference to the weights; an actor whose version
+  differs fetches and loads them first, and every result names the version it was played with,
+  so a result of stale weights can never reach the learner unnoticed.
+- An iteration's seeds are cut into tasks of ``games_per_task`` games; each idle actor gets the
+  next task and results are collected as they finish (``ray.wait``), so a fast actor takes more
+  tasks instead of waiting for the slowest one. The records still come back in seed order: the
+  learner step needs the whole iteration's games (as with the local runner), and the order
+  fixes the replay buffer's contents.
+- A task returns only whole games. An actor that dies (its process killed, its node lost) loses
+  its task's games: the runner logs a line, counts the restart (``runner/restarts`` in W&B),
+  starts a fresh actor and gives it the same seeds again, which replays the same games; no
+  part of a game ever enters the replay buffer.
+
+``runner.address=null`` starts a small Ray on this machine for the run (``workers *
+cpus_per_worker`` CPUs, no dashboard) and stops it at the end; ``auto`` or ``ray://host:port``
+joins a running cluster (docs/cluster.md). With ``ship_code`` the project's packages travel to
+the workers through Ray's runtime environment (``py_modules``), so the cluster runs the code of
+this checkout; its Python dependencies must be installed on every node.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from collections.abc import Callable
+
+import torch
+
+from training.runner import RunnerConfig, Worker
+
+SHIPPED_PACKAGES = ("envs", "models", "agents", "search", "training", "arena", "policies")
+"""The project's packages (pyproject.toml's packages), shipped to the workers with ship_code."""
+
+
+def _import_ray():
+    try:
+        import ray
+    except ImportError:
+        raise ValueError("runner=ray needs Ray: pip install -e '.[ray]'") from None
+    return ray
+
+
+def init_args(config: RunnerConfig) -> dict:
+    """``ray.init``'s arguments for ``config``."""
+    import importlib
+
+    args = {"address": config.address, "include_dashboard": False, "log_to_driver": True,
+            "logging_level": "warning"}
+    if config.address is None:  # a Ray of our own: only the CPUs the workers reserve
+        args["num_cpus"] = math.ceil(config.workers * config.cpus_per_worker)
+    if config.ship_code:
+        args["runtime_env"] = {"py_modules": [importlib.import_module(name)
+                                              for name in SHIPPED_PACKAGES]}
+    return args
+
+
+class SelfPlayActor:
+    """What runs in a Ray actor: one worker and the weights version it holds."""
+
+    def __init__(self, make_worker: Callable[[], Worker], torch_threads: int):
+        torch.set_num_threads(torch_threads)
+        self.worker = make_worker()
+        self.version = -1
+
+    def play(self, version: int, weights: list, seeds: list[int]) -> tuple[int, list]:
+        """One task: ``weights`` is ``[ObjectRef]`` (in a list so that Ray passes the reference
+        and the actor fetches the weights only when its version is stale)."""
+        if version != self.version:
+            import ray
+
+            self.worker.set_weights(ray.get(weights[0]))
+            self.version = version
+        return self.version, self.worker.play(seeds)
+
+    def pid(self) -> int:
+        import os
+
+        return os.getpid()
+
+
+class RayRunner:
+    def __init__(self, make_worker: Callable[[], Worker], config: RunnerConfig,
+                 say: Callable[[str], None] = lambda line: print(line, flush=True)):
+        ray = self.ray = _import_ray()
+        self.config = config
+        self.make_worker = make_worker
+        self.say = say
+        self.owns_ray = not ray.is_initialized()
+        if self.owns_ray:
+            ray.init(**init_args(config))
+        self.actor_class = ray.remote(num_cpus=config.cpus_per_worker,
+                                      max_restarts=0)(SelfPlayActor)
+        self.actors = [self._start_actor() for _ in range(config.workers)]
+        self.version = 0
+        self.weights_ref = None
+        self.restarts = 0
+
+    def _start_actor(self):
+        return self.actor_class.remote(self.make_worker, self.config.torch_threads)
+
+    def set_weights(self, weights: dict) -> None:
+        self.version += 1
+        self.weights_ref = self.ray.put({k: v.detach().cpu() for k, v in weights.items()})
+
+    def tasks(self, seeds: list[int]) -> list[list[int]]:
+        size = self.config.games_per_task or -(-len(seeds) // self.config.workers)
+        return [seeds[i:i + size] for i in range(0, len(seeds), size)]
+
+    def play(self, seeds: list[int]) -> list:
+        if self.weights_ref is None:
+            raise RuntimeError("RayRunner.play before set_weights: the actors have no weights")
+        ray = self.ray
+        tasks = self.tasks(list(seeds))
+        results: list[list | None] = [None] * len(tasks)
+        waiting = deque(range(len(tasks)))
+        idle = deque(range(len(self.actors)))
+        running = {}  # task's result reference -> (actor index, task index)
+        while waiting or running:
+            while waiting and idle:
+                actor, task = idle.popleft(), waiting.popleft()
+                ref = self.actors[actor].play.remote(self.version, [self.weights_ref],
+                                                     tasks[task])
+                running[ref] = (actor, task)
+            [ref], _ = ray.wait(list(running), num_returns=1)
+            actor, task = running.pop(ref)
+            try:
+                version, records = ray.get(ref)
+            except (ray.exceptions.RayActorError, ray.exceptions.ActorUnavailableError) as error:
+                self._replace(actor, error, len(tasks[task]))
+                waiting.appendleft(task)
+            else:
+                if version != self.version:
+                    raise RuntimeError(f"worker {actor} returned games of weights version "
+                                       f"{version}, not the current {self.version}")
+                results[task] = records
+            idle.append(actor)
+        return [record for part in results for record in part]
+
+    def _replace(self, actor: int, error: Exception, games: int) -> None:
+        """A fresh actor in place of a dead one; its task goes back in the queue."""
+        self.restarts += 1
+        if self.restarts > self.config.max_restarts:
+            raise RuntimeError(f"runner=ray: {self.restarts} workers died in this run, more "
+                               f"than runner.max_restarts={self.config.max_restarts}; last: "
+                               f"{type(error).__name__}") from error
+        self.say(f"runner: worker {actor} died ({type(error).__name__}); started a new one, "
+                 f"replaying its {games} unfinished games (restart {self.restarts})")
+        self.ray.kill(self.actors[actor])  # a node that is only unreachable may come back
+        self.actors[actor] = self._start_actor()
+
+    def close(self) -> None:
+        for actor in self.actors:
+            self.ray.kill(actor)
+        self.actors = []
+        if self.owns_ray and self.ray.is_initialized():
+            self.ray.shutdown()
+
