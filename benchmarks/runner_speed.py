@@ -33,9 +33,9 @@ from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 from rich.console import Console
 from rich.table import Table
+from training.config import from_mapping
 
 from training.alphazero import AlphaZero, SelfPlayFactory, game_seed
-from training.config import from_mapping
 from training.replay import Samples
 from training.run import name_features
 from training.runner import RunnerConfig, make_runner
