@@ -74,7 +74,7 @@ def prepare(*overrides):
 
 @pytest.mark.parametrize("overrides, message", [
     (["agents=[heuristic,minimax]"], "unknown agent 'minimax'; valid agents: random, "
-                                     "heuristic, mcts, checkpoint:PATH, onnx:PATH"),
+                                     "heuristic, mcts, checkpoint:PATH, onnx:PATH, zoo:NAME"),
     (["agents=[heuristic,checkpoint:nowhere.pt]"], "checkpoint not found: nowhere.pt"),
     (["env.num_players=4", "agents=[heuristic,random]"], "a round robin of a 4-player game "
                                                          "needs at least 4 agents"),
@@ -96,7 +96,7 @@ def test_the_cli_reports_bad_input_as_one_line(tmp_path):
     run = evaluate("env=nobles", "agents=[heuristic,minimax]", out=tmp_path)
     assert run.returncode != 0
     assert run.stderr.strip() == ("error: unknown agent 'minimax'; valid agents: random, "
-                                  "heuristic, mcts, checkpoint:PATH, onnx:PATH")
+                                  "heuristic, mcts, checkpoint:PATH, onnx:PATH, zoo:NAME")
     assert not (tmp_path / "results.json").exists()
 
 
