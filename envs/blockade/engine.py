@@ -391,13 +391,13 @@ class State:
         for d, y in game.neighbours[x]:
             if not open_[x] & d:
                 continue
-            middle_empty = y not in occupied
-            if middle_empty:
+            if y not in occupied:
                 targets.append(y)
-            if middle_empty or jumps:
-                for d2, z in game.neighbours[y]:
-                    if open_[y] & d2 and z != x and z not in occupied and z not in targets:
-                        targets.append(z)
+            elif not jumps:
+                continue
+            for d2, z in game.neighbours[y]:
+                if open_[y] & d2 and z != x and z not in occupied and z not in targets:
+                    targets.append(z)
         return targets
 
     def _has_pawn_move(self, player: int) -> bool:

@@ -92,7 +92,9 @@ class WallLayout:
 
 def without_wall(steps, tables: PathTables, w: int) -> tuple[int, int, int, int]:
     """The step masks ``steps`` once wall ``w`` stands."""
-    return tuple(s & keep for s, keep in zip(steps, tables.wall_clear[w], strict=True))
+    up, down, left, right = steps
+    keep_up, keep_down, keep_left, keep_right = tables.wall_clear[w]
+    return up & keep_up, down & keep_down, left & keep_left, right & keep_right
 
 
 def wall_layout(state) -> WallLayout:
