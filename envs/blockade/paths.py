@@ -16,7 +16,8 @@ Checking every anchor with a fresh search of the board would be needless work; i
    grow in lockstep from the edge's two cells and stop at the first contact (no split there)
    or as soon as one side stops growing: that side is a whole region, usually a small pocket,
    and the wall is illegal when it holds part, not all, of some player's terminals. Every
-   player is checked by the same search.
+   player is checked by the same search, and as the region does not depend on the pawns it is
+   kept with the layout for every position with the same walls.
 
 Searches run on bitboards: a set of cells is an int with bit ``r * cols + c``, and four ints
 hold the cells that may step up, down, left and right, so one growth step of a search is a few
@@ -71,16 +72,19 @@ class PathTables:
 
 class WallLayout:
     """What depends on the walls only: the four step masks, a label per grid point (points joined
-    by walls or the board's edge share one) and ``closing``, a bool per wall index: whether that
-    wall would close a loop. Kept in ``State.wall_cache``; never changed in place."""
+    by walls or the board's edge share one), ``closing``, a bool per wall index: whether that
+    wall would close a loop, and ``regions``, per closing wall checked so far, the regions it
+    would split off (:func:`split_regions`), which do not depend on the pawns: positions that
+    share the walls (search siblings) share them. Kept in ``State.wall_cache``."""
 
-    __slots__ = ("steps", "label", "closing")
+    __slots__ = ("steps", "label", "closing", "regions")
 
     def __init__(self, steps: tuple[int, int, int, int], label: np.ndarray, tables: PathTables):
         self.steps = steps
         self.label = label
         ends, anchor, other_end = label[tables.wall_points]
         self.closing = (ends == anchor) | (anchor == other_end) | (ends == other_end)
+        self.regions: dict[int, tuple[int, ...]] = {}
 
     def with_wall(self, tables: PathTables, w: int) -> WallLayout:
         label = self.label.copy()
@@ -164,15 +168,15 @@ def loop_edges(sides, end: int, anchor: int, other_end: int):
     return sides[1:] if second else sides[:1]
 
 
-def splits_terminals(steps, sides, terminal_sets: list[int], cols: int) -> bool:
-    """Whether, on the board of ``steps`` (a new wall standing), some bitboard of
-    ``terminal_sets`` lies in more than one region, ``sides`` being the cell pairs across the
-    wall's edges that may have been split (:func:`loop_edges`).
+def split_regions(steps, sides, cols: int) -> tuple[int, ...]:
+    """Regions (bitboards) that a new wall splits off, on the board of ``steps`` (the wall
+    standing), ``sides`` being the cell pairs across its edges that may have been split
+    (:func:`loop_edges`): a set of cells lies in one region exactly when it lies wholly in, or
+    wholly outside, each of them.
 
     Removing two edges leaves at most three regions where there was one. Each edge whose cells
     were split gives one whole region; when both give the same one, the edges' other cells may
-    still lie in two different regions, searched for explicitly. A set meeting a region found
-    but not lying in it wholly is split."""
+    still lie in two different regions, searched for explicitly."""
     regions, others = [], []
     for a, b in sides:
         side = cut_side(a, b, steps, cols)
@@ -183,7 +187,7 @@ def splits_terminals(steps, sides, terminal_sets: list[int], cols: int) -> bool:
         beyond = reach_until(others[0], 1 << others[1], steps, cols)
         if not beyond >> others[1] & 1:
             regions[1] = beyond
-    return any(0 != cells & region != cells for region in regions for cells in terminal_sets)
+    return tuple(regions)
 
 
 def terminal_sets(game, pawns: list[int]) -> list[int]:
@@ -203,10 +207,15 @@ def path_legal_walls(state, candidates: np.ndarray) -> np.ndarray:
     tables, cols = game.path_tables, game.cols
     sets = terminal_sets(game, state.pawns)
     legal = candidates.copy()
-    labels = layout.label[tables.wall_points[:, risky]].T.tolist()
-    for w, (end, anchor, other_end) in zip(risky.tolist(), labels, strict=True):
-        sides = loop_edges(tables.wall_sides[w], end, anchor, other_end)
-        if splits_terminals(without_wall(layout.steps, tables, w), sides, sets, cols):
+    known = layout.regions
+    for w in risky.tolist():
+        regions = known.get(w)
+        if regions is None:
+            end, anchor, other_end = layout.label[tables.wall_points[:, w]].tolist()
+            sides = loop_edges(tables.wall_sides[w], end, anchor, other_end)
+            regions = known[w] = split_regions(without_wall(layout.steps, tables, w), sides,
+                                               cols)
+        if any(0 != cells & region != cells for region in regions for cells in sets):
             legal[w] = False
     return legal
 
