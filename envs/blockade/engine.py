@@ -431,13 +431,14 @@ class State:
         return free
 
     def _has_wall(self, player: int) -> bool:
-        if self.game.path_rule == "open":
-            return paths.has_path_legal_wall(self, self._wall_supply_mask(player))
         anchors = self.game.anchors_per_orientation
-        return bool(
+        has_free = bool(
             (self.walls_left[2 * player] > 0 and self.wall_free[:anchors].any())
             or (self.walls_left[2 * player + 1] > 0 and self.wall_free[anchors:].any())
         )
+        if has_free and self.game.path_rule == "open":
+            return paths.has_path_legal_wall(self, self._wall_supply_mask(player))
+        return has_free
 
     def _pawn_actions(self) -> list[int]:
         occupied = set(self.pawns)
