@@ -363,8 +363,10 @@ class State:
             elif self.phase == 0:
                 self._legal = self._pawn_actions()
             else:
-                walls = np.flatnonzero(self.legal_actions_mask()[NUM_MOVE_ACTIONS:])
-                self._legal = (walls + NUM_MOVE_ACTIONS).tolist()
+                # Under the open-path rule through the mask, so the paths are checked once.
+                walls = (self.legal_actions_mask()[NUM_MOVE_ACTIONS:]
+                         if self.game.path_rule == "open" else self._wall_supply_mask(self.to_move))
+                self._legal = (np.flatnonzero(walls) + NUM_MOVE_ACTIONS).tolist()
         return self._legal
 
     def apply_action(self, action) -> None:
