@@ -5,7 +5,7 @@
 Every row plays uniformly random legal moves for a fixed wall-clock budget and reports plies
 (engine) or agent steps (env) per second on one core:
 - ours: each game's engine raw, the engine with the observation built every ply, and the
-  PettingZoo env (``env()`` with its standard wrappers);
+  PettingZoo env (``env()`` with its standard wrappers); Blockade also as ``lakeside``;
 - OpenSpiel ``quoridor`` (C++ through pybind): raw, with ``observation_tensor`` every ply, and
   through shimmy's PettingZoo wrapper; PettingZoo's ``connect_four_v3``.
 Peers that are not installed are listed as missing, not silently dropped.
@@ -22,6 +22,10 @@ from rich.console import Console
 from rich.table import Table
 
 import envs
+
+VARIANTS = {"blockade": [{}, {"rules": "lakeside"}]}
+"""Rule sets measured per game beyond the default: Blockade as published (``lakeside``: the
+open-path rule, which OpenSpiel's quoridor also checks on every wall, and jumps)."""
 
 
 def time_loop(seconds: float, play_one) -> float:
@@ -105,11 +109,12 @@ def measure(seconds: float, rounds: int, games: list[str]) -> list[tuple[str, st
         if not hasattr(module, "env"):
             missing.append((name, "not built yet"))
             continue
-        game = module.Game()
-        label = f"{name} ({game.num_players}p)"
-        loops[label, "engine"] = engine_game(game, rng)
-        loops[label, "engine + observation"] = engine_game(game, rng, module.Encoder(game))
-        loops[label, "PettingZoo env"] = pettingzoo_game(module.env(), rng)
+        for config in VARIANTS.get(name, [{}]):
+            game = module.Game(**config)
+            label = " ".join([name, *map(str, config.values()), f"({game.num_players}p)"])
+            loops[label, "engine"] = engine_game(game, rng)
+            loops[label, "engine + observation"] = engine_game(game, rng, module.Encoder(game))
+            loops[label, "PettingZoo env"] = pettingzoo_game(module.env(**config), rng)
     try:
         pyspiel = importlib.import_module("pyspiel")
         quoridor = pyspiel.load_game("quoridor")

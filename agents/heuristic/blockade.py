@@ -18,7 +18,9 @@ alone would leave reachable costs ``PAWN_DETOUR`` extra steps, as pawns move awa
   of the own pawns and goals and nearest the leader's goal squares is laid, so walls pile up
   where the last one will seal a goal.
 - **Pawn safety**: the best few moves are judged by the race left after the opponent's most
-  damaging answering wall.
+  damaging answering wall (under ``path_rule: open`` only a wall that leaves every pawn a path).
+- **Jumps** (``jumps: true``): other pawns are no obstacle to the race, as a pawn passes over
+  them; the moves tried are the engine's, jumps included.
 - **Evaluation** for MCTS: ``tanh`` of each player's lead in turns over its best opponent,
   counting who moves next; a player that cannot finish within the turn limit is scored as
   trapped.
@@ -30,6 +32,7 @@ import math
 
 import numpy as np
 
+from envs.blockade import paths
 from envs.blockade.distances import DIRECTIONS, bfs_layers, state_masks
 from envs.blockade.engine import MOVE_OFFSETS, NUM_MOVE_ACTIONS
 
@@ -58,6 +61,8 @@ class Heuristic:
         self.n = game.num_players
         self.goals = [sorted(cells) for cells in game.goal_cells]
         self.both = game.win_condition == "both"
+        self.pawns_block = not game.jumps
+        self.open_paths = game.path_rule == "open"
         # Per wall: (direction index, bit) pairs to clear from the direction masks.
         self.wall_clears = [
             [(DIRECTIONS.index(d), 1 << x) for x, d in edges] for edges in game.wall_edges
@@ -110,6 +115,8 @@ class Heuristic:
         return self._distances(masks, goal_bits, [cell], self.full)[0] >= TRAPPED
 
     def _blockers(self, pawns: list[int], player: int) -> int:
+        if not self.pawns_block:
+            return 0
         bits = 0
         for q, x in enumerate(pawns):
             if q // 2 != player:
@@ -256,18 +263,22 @@ class Heuristic:
             scored.append(((-turns, -steps), action, child.pawns))
         scored.sort(key=lambda item: item[0], reverse=True)
         free_walls = np.flatnonzero(state.wall_free).tolist()
+        closing = paths.wall_layout(state).closing if self.open_paths else None
         judged = []
         for rank, (score, action, pawns) in enumerate(scored):
             if rank < THREAT_CHECKS:
-                worst = self._worst_wall(masks, pawns, player, free_walls)
+                worst = self._worst_wall(masks, pawns, player, free_walls, closing)
                 score = (-worst[0], -worst[1], *score)
             else:
                 score = (-math.inf, -math.inf, *score)
             judged.append((score, action))
         return judged
 
-    def _worst_wall(self, masks, pawns, player: int, walls: list[int]) -> tuple[int, int]:
-        """``player``'s race after the one wall (of ``walls``) that lengthens it most."""
+    def _worst_wall(self, masks, pawns, player: int, walls: list[int],
+                    closing: np.ndarray | None = None) -> tuple[int, int]:
+        """``player``'s race after the one wall (of ``walls``) that lengthens it most; with
+        ``closing`` (the open-path rule's walls that may cut a path) a wall leaving some pawn
+        without a path is skipped, being illegal."""
         corridor = self.corridor(masks, pawns, player)
         worst = self.race(masks, pawns, player)
         for w in walls:
@@ -277,6 +288,9 @@ class Heuristic:
             walled = list(masks)
             for direction, bit in self.wall_clears[w]:
                 walled[direction] &= ~bit
+            if closing is not None and closing[w] and paths.cut_off_pawn(self.game, pawns,
+                                                                           walled):
+                continue
             worst = max(worst, self.race(walled, pawns, player))
         return worst
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from envs.blockade import paths
 from envs.core import (
     TERMINAL,
     IllegalActionError,
@@ -46,7 +47,20 @@ PAWNS_PER_PLAYER = 2
 SEAT_CORNERS = {2: ("NW", "SE"), 3: ("NW", "NE", "SE"), 4: ("NW", "NE", "SE", "SW")}
 OPPOSITE_CORNER = {"NW": "SE", "SE": "NW", "NE": "SW", "SW": "NE"}
 WIN_CONDITIONS = ("both", "any")
+PATH_RULES = ("none", "open")
 PHASES = ("move", "wall")
+
+RULE_PRESETS = {
+    "seed": {"win_condition": "both", "path_rule": "none", "jumps": False, "max_turns": None,
+             "start_squares": None},
+    "lakeside": {"win_condition": "any", "path_rule": "open", "jumps": True, "max_turns": 200,
+                 "start_squares": {"NW": ((3, 3), (3, 7)), "SE": ((10, 7), (10, 3))}},
+}
+"""RULES.md's presets: ``seed`` (the seed's rules, the default) and ``lakeside`` (the game as
+Lakeside published it in 1975). A key given explicitly to ``Game`` overrides its preset value;
+``max_turns`` ``None`` means ``100 * num_players``."""
+LAKESIDE_BOARD = (2, 14, 11)
+"""``num_players, rows, cols`` the ``lakeside`` preset's start squares are made for."""
 
 
 def default_start_squares(rows: int, cols: int) -> dict[str, tuple[tuple[int, int], ...]]:
@@ -83,11 +97,17 @@ class Game:
     Args:
         num_players: 2, 3 or 4.
         rows, cols: board size (the seed's board is 14 x 11).
+        rules: preset ``"seed"`` (default) or ``"lakeside"`` (RULE_PRESETS); the keys below
+            left at ``None`` take the preset's value.
         win_condition: ``"both"`` (seed: both pawns on your goal squares) or ``"any"``.
-        max_turns: turns of all players before truncation; ``None`` = ``100 * num_players``.
-        start_squares: mapping corner (``NW NE SE SW``) -> two ``[r, c]`` squares; ``None`` =
-            RULES.md's table.
+        max_turns: turns of all players before truncation (the seed preset's ``None`` =
+            ``100 * num_players``).
+        start_squares: mapping corner (``NW NE SE SW``) -> two ``[r, c]`` squares, replacing
+            those of RULES.md's table; ``None`` = the preset's (seed: the table).
         walls_per_orientation: each player's supply of vertical and of horizontal walls.
+        path_rule: ``"none"`` (seed: walls may shut anyone in) or ``"open"`` (every pawn keeps
+            a path to every goal square of its owner).
+        jumps: whether the middle cell of a 2-step move may hold a pawn (jumped over).
     """
 
     name = "blockade"
@@ -97,17 +117,38 @@ class Game:
         num_players: int = 2,
         rows: int = 14,
         cols: int = 11,
-        win_condition: str = "both",
+        win_condition: str | None = None,
         max_turns: int | None = None,
         start_squares: dict | None = None,
         walls_per_orientation: int = 9,
+        path_rule: str | None = None,
+        jumps: bool | None = None,
+        rules: str = "seed",
     ):
+        if rules not in RULE_PRESETS:
+            raise ValueError(f"rules must be one of {', '.join(RULE_PRESETS)}, got {rules!r}")
+        preset = RULE_PRESETS[rules]
+        if rules == "lakeside" and start_squares is None and (num_players, rows, cols) != \
+                LAKESIDE_BOARD:
+            raise ValueError(
+                f"rules='lakeside' has start squares for 2 players on the 14x11 board only; "
+                f"give start_squares for num_players={num_players!r} rows={rows!r} "
+                f"cols={cols!r}")
+        win_condition = preset["win_condition"] if win_condition is None else win_condition
+        path_rule = preset["path_rule"] if path_rule is None else path_rule
+        jumps = preset["jumps"] if jumps is None else jumps
+        max_turns = preset["max_turns"] if max_turns is None else max_turns
+        start_squares = preset["start_squares"] if start_squares is None else start_squares
         if num_players not in SEAT_CORNERS:
             raise ValueError(f"num_players must be 2, 3 or 4, got {num_players!r}")
         if not (isinstance(rows, int) and isinstance(cols, int) and rows >= 8 and cols >= 8):
             raise ValueError(f"the board must be at least 8x8, got rows={rows!r} cols={cols!r}")
         if win_condition not in WIN_CONDITIONS:
             raise ValueError(f"win_condition must be 'both' or 'any', got {win_condition!r}")
+        if path_rule not in PATH_RULES:
+            raise ValueError(f"path_rule must be 'none' or 'open', got {path_rule!r}")
+        if not isinstance(jumps, bool):
+            raise ValueError(f"jumps must be true or false, got {jumps!r}")
         if max_turns is None:
             max_turns = 100 * num_players
         if not isinstance(max_turns, int) or max_turns < 1:
@@ -119,11 +160,14 @@ class Game:
             )
         self.num_players = num_players
         self.rows, self.cols = rows, cols
+        self.rules = rules
         self.win_condition = win_condition
         self.max_turns = max_turns
         self.walls_per_orientation = walls_per_orientation
-        self.start_squares = self._check_start_squares(start_squares)
+        self.path_rule = path_rule
+        self.jumps = jumps
         self.corners = SEAT_CORNERS[num_players]
+        self.start_squares = self._check_start_squares(start_squares)
         self.num_cells = rows * cols
         self.anchors_per_orientation = (rows - 1) * (cols - 1)
         self.num_actions = NUM_MOVE_ACTIONS + 2 * self.anchors_per_orientation
@@ -141,9 +185,9 @@ class Game:
                 if not (0 <= r < self.rows and 0 <= c < self.cols):
                     raise ValueError(f"start_squares[{corner}]: ({r},{c}) is off the board")
             squares[corner] = pair
-        cells = [sq for pair in squares.values() for sq in pair]
+        cells = [sq for corner in self.corners for sq in squares[corner]]
         if len(set(cells)) != len(cells):
-            raise ValueError("start_squares: two corners share a square")
+            raise ValueError("start_squares: two seated corners share a square")
         return squares
 
     def _build_tables(self) -> None:
@@ -200,6 +244,10 @@ class Game:
                     conflicts.append(self.wall_index(1 - o, r, c))
                     self.wall_edges.append(edges)
                     self.wall_conflicts.append(np.array(conflicts, dtype=np.int64))
+        self.goal_bits = [sum(1 << x for x in goals) for goals in self.goal_cells]
+        self.path_tables = (
+            paths.PathTables(self, (UP, DOWN, LEFT, RIGHT)) if self.path_rule == "open" else None
+        )
 
     def cell(self, r: int, c: int) -> int:
         return r * self.cols + c
@@ -227,8 +275,9 @@ class Game:
 
     def __repr__(self) -> str:
         return (
-            f"blockade.Game(num_players={self.num_players}, rows={self.rows}, cols={self.cols}, "
-            f"win_condition={self.win_condition!r}, max_turns={self.max_turns})"
+            f"blockade.Game(rules={self.rules!r}, num_players={self.num_players}, "
+            f"rows={self.rows}, cols={self.cols}, win_condition={self.win_condition!r}, "
+            f"path_rule={self.path_rule!r}, jumps={self.jumps}, max_turns={self.max_turns})"
         )
 
 
@@ -303,7 +352,7 @@ class State:
             if self.outcome is None and self.phase == 0:
                 mask[self.legal_actions()] = True
             elif self.outcome is None:
-                mask[NUM_MOVE_ACTIONS:] = self._wall_supply_mask(self.to_move)
+                mask[NUM_MOVE_ACTIONS:] = self._legal_wall_mask(self.to_move)
             self._mask = mask
         return self._mask
 
@@ -314,8 +363,10 @@ class State:
             elif self.phase == 0:
                 self._legal = self._pawn_actions()
             else:
-                walls = np.flatnonzero(self._wall_supply_mask(self.to_move))
-                self._legal = (walls + NUM_MOVE_ACTIONS).tolist()
+                # Under the open-path rule through the mask, so the paths are checked once.
+                walls = (self.legal_actions_mask()[NUM_MOVE_ACTIONS:]
+                         if self.game.path_rule == "open" else self._wall_supply_mask(self.to_move))
+                self._legal = (np.flatnonzero(walls) + NUM_MOVE_ACTIONS).tolist()
         return self._legal
 
     def apply_action(self, action) -> None:
@@ -325,7 +376,7 @@ class State:
         if not self._is_legal(action):
             raise IllegalActionError(
                 f"action {action} ({self.action_to_string(action)}) is illegal for player "
-                f"{self.to_move} in the {PHASES[self.phase]} phase"
+                f"{self.to_move} in the {PHASES[self.phase]} phase{self._path_cut_by(action)}"
             )
         self._mask = self._legal = None
         if action < NUM_MOVE_ACTIONS:
@@ -335,15 +386,20 @@ class State:
 
     # ----- move generation -----
     def _pawn_targets(self, x: int, occupied) -> list[int]:
-        """Cells a pawn at ``x`` reaches in 1 or 2 steps through empty cells and open edges."""
-        game, open_ = self.game, self.open
+        """Cells a pawn at ``x`` reaches in 1 or 2 steps through open edges, ending on an empty
+        cell; the middle cell of 2 steps must be empty too unless the game has jumps."""
+        game, open_, jumps = self.game, self.open, self.game.jumps
         targets = []
         for d, y in game.neighbours[x]:
-            if open_[x] & d and y not in occupied:
+            if not open_[x] & d:
+                continue
+            if y not in occupied:
                 targets.append(y)
-                for d2, z in game.neighbours[y]:
-                    if open_[y] & d2 and z != x and z not in occupied and z not in targets:
-                        targets.append(z)
+            elif not jumps:
+                continue
+            for d2, z in game.neighbours[y]:
+                if open_[y] & d2 and z != x and z not in occupied and z not in targets:
+                    targets.append(z)
         return targets
 
     def _has_pawn_move(self, player: int) -> bool:
@@ -352,7 +408,19 @@ class State:
             for d, y in game.neighbours[x]:
                 if open_[x] & d and y not in occupied:
                     return True
-        return False
+        # Every step of both pawns is walled or onto a pawn: only a jump can be left.
+        return game.jumps and any(
+            self._pawn_targets(x, occupied)
+            for x in (self.pawns[2 * player], self.pawns[2 * player + 1])
+        )
+
+    def _legal_wall_mask(self, player: int) -> np.ndarray:
+        """Anchors where ``player`` may place a wall now: free, supply left and, under the
+        open-path rule, leaving every pawn a path."""
+        supply = self._wall_supply_mask(player)
+        if self.game.path_rule == "open":
+            return paths.path_legal_walls(self, supply)
+        return supply
 
     def _wall_supply_mask(self, player: int) -> np.ndarray:
         """Anchors where ``player`` may place a wall now (free anchor and supply left)."""
@@ -366,10 +434,13 @@ class State:
 
     def _has_wall(self, player: int) -> bool:
         anchors = self.game.anchors_per_orientation
-        return bool(
+        has_free = bool(
             (self.walls_left[2 * player] > 0 and self.wall_free[:anchors].any())
             or (self.walls_left[2 * player + 1] > 0 and self.wall_free[anchors:].any())
         )
+        if has_free and self.game.path_rule == "open":
+            return paths.has_path_legal_wall(self, self._wall_supply_mask(player))
+        return has_free
 
     def _pawn_actions(self) -> list[int]:
         occupied = set(self.pawns)
@@ -384,12 +455,28 @@ class State:
     def _is_legal(self, action: int) -> bool:
         if action < NUM_MOVE_ACTIONS:
             return self.phase == 0 and action in self.legal_actions()
+        if self.game.path_rule == "open":
+            return self.phase == 1 and bool(self.legal_actions_mask()[action])
         w = action - NUM_MOVE_ACTIONS
         orientation = w // self.game.anchors_per_orientation
         return bool(
             self.phase == 1 and self.wall_free[w]
             and self.walls_left[2 * self.to_move + orientation] > 0
         )
+
+    def _path_cut_by(self, action: int) -> str:
+        """Why a wall that is otherwise legal breaks the open-path rule (the pawn it would cut
+        off), or ``""``."""
+        w = action - NUM_MOVE_ACTIONS
+        if (self.game.path_rule != "open" or self.phase != 1 or w < 0
+                or not self._wall_supply_mask(self.to_move)[w]):
+            return ""
+        game = self.game
+        steps = paths.without_wall(paths.wall_layout(self).steps, game.path_tables, w)
+        player, k, goal = paths.cut_off_pawn(game, self.pawns, steps)
+        return (f": it would leave player {player}'s pawn on "
+                f"{cell_name(*game.coords(self.pawns[2 * player + k]))} without a path to its "
+                f"goal {cell_name(*game.coords(goal))} (path_rule: open)")
 
     # ----- transitions -----
     def _move_pawn(self, action: int) -> None:
@@ -413,7 +500,10 @@ class State:
             self.open[x] &= ~d
         self.wall_free[game.wall_conflicts[w]] = False
         self.wall_placed[w] = True
-        self.wall_cache = {}
+        self.wall_cache = (
+            paths.wall_cache_after(self.wall_cache, game.path_tables, w)
+            if game.path_tables else {}
+        )
         self.walls.append(w)
         self.walls_left[2 * self.to_move + w // game.anchors_per_orientation] -= 1
         self._end_turn()
@@ -606,6 +696,14 @@ class State:
         if not _is_count(turn):
             raise ValueError(f"turn must be a count >= 0, got {turn!r}")
         state.to_move, state.phase, state.turn = int(to_move), PHASES.index(phase), int(turn)
+        if game.path_rule == "open":
+            cut_off = paths.cut_off_pawn(game, state.pawns, paths.wall_layout(state).steps)
+            if cut_off is not None:
+                player, k, goal = cut_off
+                pawn = state.pawns[2 * player + k]
+                raise ValueError(
+                    f"player {player}'s pawn on {cell_name(*game.coords(pawn))} has no path to "
+                    f"its goal {cell_name(*game.coords(goal))}, which path_rule 'open' forbids")
         state._settle()
         return state
 

@@ -26,6 +26,12 @@ half of the turn is one env step: `agent_selection` stays on the same player for
 **Win.** `win_condition="both"` (seed rule): both pawns on your two goal squares, the start
 squares of the opposite corner; `"any"`: one pawn on either.
 
+**Rules.** `rules="seed"` (default) plays the seed's rules above; `rules="lakeside"` the game as
+Lakeside published it: d4/h4 against h11/d11, one pawn home wins, every wall must leave every
+pawn a path to its goals (`path_rule="open"`), pawns jump over pawns (`jumps=True`), 200 turns.
+Keys given with a preset override it. `metadata["rules"]` and `repr(env.unwrapped)` say which
+rules an env plays.
+
 **Observation.** Planes from the observing agent's point of view, the board mirrored so that
 its corner is NW; `envs/blockade/encoder.py` documents every plane. `action_mask` marks the
 legal actions of the agent to move (all zeros for the others). Actions are always in board
@@ -62,6 +68,13 @@ class raw_env(BoardGameEnv):
     def __init__(self, render_mode: str | None = None, **config):
         game = Game(**config)
         super().__init__(game, Encoder(game), draw, render_mode)
+        # Which rules this env plays: the preset and the rule keys it resolved to.
+        self.metadata = {**self.metadata, "rules": {
+            "rules": game.rules, "win_condition": game.win_condition,
+            "path_rule": game.path_rule, "jumps": game.jumps}}
+
+    def __repr__(self) -> str:
+        return f"blockade_v0({self.game!r})"
 
 
 def env(**kwargs):
