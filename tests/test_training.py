@@ -28,7 +28,7 @@ from training.learner import Learner, LearnerConfig
 from training.replay import ReplayBuffer, Samples
 from training.rewards import Outcomes, RewardConfig, blockade_race_distances
 from training.run import run
-from training.selfplay import SelfPlay, SelfPlayConfig
+from training.selfplay import Round, SelfPlay, SelfPlayConfig
 
 torch.set_num_threads(1)  # small batches: one thread is fastest, and robust to a busy machine
 ROOT = Path(__file__).resolve().parents[1]
@@ -380,7 +380,7 @@ def test_process_runner_returns_the_same_records_as_the_local_one():
     records = {}
     for name in ("local", "processes"):
         runner = make_runner(RunnerConfig(name=name, workers=2, torch_threads=1), factory)
-        runner.set_weights(weights)
+        runner.start_round(Round(weights))
         records[name] = runner.play(seeds)
         runner.close()
     for a, b in zip(records["local"], records["processes"], strict=True):
