@@ -302,10 +302,20 @@ def train_tiny(tmp_path, name, overrides):
     return run(cfg, tmp_path / name, overrides=TINY_RUN + overrides)
 
 
-def test_resumed_run_matches_an_uninterrupted_one(tmp_path):
-    straight = train_tiny(tmp_path, "straight", ["algo.iterations=2"])
-    first = train_tiny(tmp_path, "first", ["algo.iterations=1"])
-    resumed = train_tiny(tmp_path, "resumed", ["algo.iterations=2", f"resume={first.checkpoint}"])
+SMALL_BUDGET = ["algo.selfplay.past_self_share=0.5", "algo.pool.snapshot_every=1",
+                "algo.selfplay.full_search_share=0.5", "algo.rewards.search_value_weight=0.3",
+                "algo.selfplay.teacher_games=all", "algo.selfplay.teacher_share=0.5",
+                "algo.selfplay.teacher_fade=0.5"]
+
+
+@pytest.mark.parametrize("techniques", [[], SMALL_BUDGET], ids=["plain", "small-budget"])
+def test_resumed_run_matches_an_uninterrupted_one(tmp_path, techniques):
+    """The small-budget techniques keep a run exact: the pool of past selves is in the
+    checkpoint, the teacher's fade is a function of the progress."""
+    straight = train_tiny(tmp_path, "straight", [*techniques, "algo.iterations=2"])
+    first = train_tiny(tmp_path, "first", [*techniques, "algo.iterations=1"])
+    resumed = train_tiny(tmp_path, "resumed", [*techniques, "algo.iterations=2",
+                                               f"resume={first.checkpoint}"])
     a, b = load_checkpoint(straight.checkpoint), load_checkpoint(resumed.checkpoint)
     assert a["counters"]["games"] == b["counters"]["games"] == 8
     for k, v in a["model"]["weights"].items():
@@ -317,6 +327,10 @@ def test_resumed_run_matches_an_uninterrupted_one(tmp_path):
     assert a["state"]["learner"]["steps"] == b["state"]["learner"]["steps"] > 0
     losses = [(h.get("loss/total"), h["selfplay/game_length"]) for h in a["history"]]
     assert losses == [(h.get("loss/total"), h["selfplay/game_length"]) for h in b["history"]]
+    if techniques:
+        assert [h["selfplay/teacher_share"] for h in a["history"]] == [0.5, 0.0]
+        assert len(a["state"]["pool"]["snapshots"]) == 2
+        assert sum(h["selfplay/past_self_games"] for h in a["history"]) > 0
 
 
 def test_resume_refuses_another_game_or_network(tmp_path):
