@@ -35,12 +35,14 @@ def test_every_experiment_composes_and_passes_the_config_check(tmp_path, name):
 
 
 def test_a_recipe_trains_end_to_end_on_a_tiny_budget(tmp_path):
-    """nobles_4p, the recipe with every small-budget technique on (teacher fade, playout cap,
-    search-value targets, past selves), cut down to two iterations of a few games."""
+    """nobles_4p, the recipe with the most small-budget techniques on (teacher fade,
+    search-value targets, past selves; the playout cap too here), cut down to two iterations of
+    a few games."""
     overrides = ["model=tiny", "logger=disabled", "runner=local", "env.max_turns=40",
                  "algo.iterations=2", "algo.games_per_iteration=4",
                  "algo.selfplay.concurrent_games=4", "algo.search.simulations=4",
-                 "algo.selfplay.fast_simulations=2", "algo.pool.snapshot_every=1",
+                 "algo.selfplay.full_search_share=0.5", "algo.selfplay.fast_simulations=2",
+                 "algo.pool.snapshot_every=1",
                  "algo.learner.min_samples=8", "algo.learner.batch_size=16",
                  "algo.warm_start.games=2", "algo.warm_start.steps=2",
                  "algo.warm_start.student_games=1", "algo.warm_start.student_steps=1",
@@ -52,3 +54,5 @@ def test_a_recipe_trains_end_to_end_on_a_tiny_budget(tmp_path):
     last = result.history[-1]
     assert "eval/heuristic/win_rate" in last and "loss/policy" in last
     assert 0 < last["selfplay/policy_target_share"] < 1  # playout cap: some fast searches
+    assert result.history[0]["selfplay/teacher_share"] == 1.0  # fading over the iterations
+    assert last["selfplay/teacher_share"] < 1.0
