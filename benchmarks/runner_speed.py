@@ -39,6 +39,7 @@ from training.alphazero import AlphaZero, SelfPlayFactory, game_seed
 from training.replay import Samples
 from training.run import name_features
 from training.runner import RunnerConfig, make_runner
+from training.selfplay import Round
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNNERS = [("local", "local", 1), ("processes 2", "processes", 2), ("ray 1", "ray", 1),
@@ -62,7 +63,7 @@ def measure(algorithm: AlphaZero, runner_name: str, workers: int, games: int,
     a = algorithm.algo
     runner = make_runner(config, SelfPlayFactory(algorithm.env_config, algorithm.model_config,
                                                  a.search, a.selfplay, a.rewards))
-    runner.set_weights(algorithm.net.state_dict())
+    runner.start_round(Round(algorithm.net.state_dict()))
     runner.play([game_seed(0, 10**6 + i) for i in range(workers)])  # start every worker
     started = time.perf_counter() - start
     rates, records = [], []

@@ -195,7 +195,7 @@ class _Tree:
     """One search tree with its own generator and simulation count."""
 
     def __init__(self, state, config: SearchConfig, rng, add_noise: bool,
-                 terminal_value: TerminalValue):
+                 terminal_value: TerminalValue, simulations: int):
         if state.current_player() < 0:
             raise ValueError("search needs a decision node at the root, "
                              f"got current_player()={state.current_player()}")
@@ -204,13 +204,14 @@ class _Tree:
         self.add_noise = add_noise
         self.terminal_value = terminal_value
         self.root = Node(state, terminal_value)
+        self.simulations = simulations
         self.done = 0
         self.gumbel: _GumbelRoot | None = None
 
     def descend(self) -> tuple[Node, list] | None:
         """Run simulations until one needs a network evaluation: (leaf, path), or None when the
         budget is spent. Simulations that end on a terminal node are backed up on the spot."""
-        while self.done < self.config.simulations:
+        while self.done < self.simulations:
             node, path = self.root, []
             while node.actions is not None:
                 index = self._select(node, is_root=not path)
@@ -252,7 +253,7 @@ class _Tree:
         c = self.config
         if c.root == "gumbel":
             node.logits = np.log(node.priors)  # normalised: the priors' logits up to a constant
-            self.gumbel = _GumbelRoot(node, c, c.simulations - 1, self.rng, self.add_noise)
+            self.gumbel = _GumbelRoot(node, c, self.simulations - 1, self.rng, self.add_noise)
         elif self.add_noise and c.dirichlet_fraction > 0 and len(node.actions) > 1:
             alpha = c.dirichlet_concentration / len(node.actions)
             noise = self.rng.dirichlet(np.full(len(node.actions), alpha))
@@ -304,17 +305,23 @@ def legal_softmax(logits: np.ndarray, legal: np.ndarray) -> np.ndarray:
 
 def search(states: Sequence, evaluate: Evaluator, config: SearchConfig,
            rngs: Sequence[np.random.Generator], add_noise: bool = True,
-           terminal_value: TerminalValue | None = None) -> list[SearchResult]:
-    """Search every state (each a decision node) with ``config.simulations`` simulations, one
-    tree per state, evaluating the leaves of all trees together in batches of up to
+           terminal_value: TerminalValue | None = None,
+           simulations: Sequence[int] | None = None) -> list[SearchResult]:
+    """Search every state (each a decision node) with ``config.simulations`` simulations (or
+    ``simulations[i]`` for state ``i``: playout-cap randomisation mixes budgets), one tree per
+    state, evaluating the leaves of all trees together in batches of up to
     ``len(states)``. ``rngs[i]`` drives tree ``i`` (noise, sampled chance, Gumbel); the states
     themselves are not modified. ``terminal_value(state)`` scores terminal nodes (default
     ``state.returns()``; the sparse-reward remedy adjudicates truncated games here)."""
     if len(rngs) != len(states):
         raise ValueError(f"need one generator per state: {len(rngs)} for {len(states)}")
     terminal_value = terminal_value or (lambda s: s.returns())
-    trees = [_Tree(s.clone(), config, rng, add_noise, terminal_value)
-             for s, rng in zip(states, rngs, strict=True)]
+    if simulations is None:
+        simulations = [config.simulations] * len(states)
+    if len(simulations) != len(states) or min(simulations, default=1) < 1:
+        raise ValueError(f"need one simulation budget >= 1 per state, got {list(simulations)}")
+    trees = [_Tree(s.clone(), config, rng, add_noise, terminal_value, int(n))
+             for s, rng, n in zip(states, rngs, simulations, strict=True)]
     # The trees hold no reference cycles (refcounting frees them), but their many small objects
     # would make the cyclic collector walk them again and again while they grow.
     collecting = gc.isenabled()

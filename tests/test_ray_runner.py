@@ -12,15 +12,16 @@ import ray
 import torch
 from hydra import compose, initialize_config_dir
 
+from models.checkpoint import load_checkpoint
 from models.nets import ModelConfig
 from search.puct import SearchConfig
 from training.alphazero import AlphaZero, SelfPlayFactory
-from training.checkpoint import load_checkpoint, load_replay, replay_path
+from training.checkpoint import load_replay, replay_path
 from training.ray_runner import RayRunner, init_args
 from training.rewards import RewardConfig
 from training.run import run
 from training.runner import RunnerConfig, make_runner
-from training.selfplay import SelfPlayConfig
+from training.selfplay import Round, SelfPlayConfig
 
 ROOT = Path(__file__).resolve().parents[1]
 RAY = RunnerConfig(name="ray", workers=2, torch_threads=1, games_per_task=1)
@@ -53,7 +54,7 @@ def random_weights(seed):
 
 def local_records(weights, seeds=SEEDS):
     runner = make_runner(RunnerConfig(name="local"), FACTORY)
-    runner.set_weights(weights)
+    runner.start_round(Round(weights))
     return runner.play(seeds)
 
 
@@ -70,7 +71,7 @@ def test_ray_actors_play_the_local_runners_games_and_follow_new_weights():
     try:
         for seed in (0, 1):  # the second weights reach actors holding the first
             weights = random_weights(seed)
-            runner.set_weights(weights)
+            runner.start_round(Round(weights))
             assert_same_games(runner.play(SEEDS), local_records(weights))
         assert runner.restarts == 0
     finally:
@@ -84,8 +85,8 @@ class DyingWorker:
         self.marker, self.seed = marker, seed
         self.worker = FACTORY()
 
-    def set_weights(self, weights):
-        self.worker.set_weights(weights)
+    def start_round(self, selfplay_round):
+        self.worker.start_round(selfplay_round)
 
     def play(self, seeds):
         if self.seed in seeds and not os.path.exists(self.marker):
@@ -100,7 +101,7 @@ def test_an_actor_dying_mid_task_is_replaced_and_its_games_replayed(tmp_path):
                        say=lines.append)
     try:
         weights = random_weights(0)
-        runner.set_weights(weights)
+        runner.start_round(Round(weights))
         records = runner.play(SEEDS)
     finally:
         runner.close()

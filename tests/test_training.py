@@ -23,7 +23,7 @@ from training.learner import Learner, LearnerConfig
 from training.replay import ReplayBuffer, Samples
 from training.rewards import Outcomes, RewardConfig
 from training.run import run
-from training.selfplay import SelfPlay, SelfPlayConfig
+from training.selfplay import Round, SelfPlay, SelfPlayConfig
 
 torch.set_num_threads(1)  # small batches: one thread is fastest, and robust to a busy machine
 ROOT = Path(__file__).resolve().parents[1]
@@ -297,10 +297,20 @@ def train_tiny(tmp_path, name, overrides):
     return run(cfg, tmp_path / name, overrides=TINY_RUN + overrides)
 
 
-def test_resumed_run_matches_an_uninterrupted_one(tmp_path):
-    straight = train_tiny(tmp_path, "straight", ["algo.iterations=2"])
-    first = train_tiny(tmp_path, "first", ["algo.iterations=1"])
-    resumed = train_tiny(tmp_path, "resumed", ["algo.iterations=2", f"resume={first.checkpoint}"])
+SMALL_BUDGET = ["algo.selfplay.past_self_share=0.5", "algo.pool.snapshot_every=1",
+                "algo.selfplay.full_search_share=0.5", "algo.rewards.search_value_weight=0.3",
+                "algo.selfplay.teacher_games=all", "algo.selfplay.teacher_share=0.5",
+                "algo.selfplay.teacher_fade=0.5"]
+
+
+@pytest.mark.parametrize("techniques", [[], SMALL_BUDGET], ids=["plain", "small-budget"])
+def test_resumed_run_matches_an_uninterrupted_one(tmp_path, techniques):
+    """The small-budget techniques keep a run exact: the pool of past selves is in the
+    checkpoint, the teacher's fade is a function of the progress."""
+    straight = train_tiny(tmp_path, "straight", [*techniques, "algo.iterations=2"])
+    first = train_tiny(tmp_path, "first", [*techniques, "algo.iterations=1"])
+    resumed = train_tiny(tmp_path, "resumed", [*techniques, "algo.iterations=2",
+                                               f"resume={first.checkpoint}"])
     a, b = load_checkpoint(straight.checkpoint), load_checkpoint(resumed.checkpoint)
     assert a["counters"]["games"] == b["counters"]["games"] == 8
     for k, v in a["model"]["weights"].items():
@@ -312,6 +322,10 @@ def test_resumed_run_matches_an_uninterrupted_one(tmp_path):
     assert a["state"]["learner"]["steps"] == b["state"]["learner"]["steps"] > 0
     losses = [(h.get("loss/total"), h["selfplay/game_length"]) for h in a["history"]]
     assert losses == [(h.get("loss/total"), h["selfplay/game_length"]) for h in b["history"]]
+    if techniques:
+        assert [h["selfplay/teacher_share"] for h in a["history"]] == [0.5, 0.0]
+        assert len(a["state"]["pool"]["snapshots"]) == 2
+        assert sum(h["selfplay/past_self_games"] for h in a["history"]) > 0
 
 
 def test_resume_refuses_another_game_or_network(tmp_path):
@@ -374,7 +388,7 @@ def test_process_runner_returns_the_same_records_as_the_local_one():
     records = {}
     for name in ("local", "processes"):
         runner = make_runner(RunnerConfig(name=name, workers=2, torch_threads=1), factory)
-        runner.set_weights(weights)
+        runner.start_round(Round(weights))
         records[name] = runner.play(seeds)
         runner.close()
     for a, b in zip(records["local"], records["processes"], strict=True):

@@ -1,9 +1,12 @@
 """AlphaZero for any game of the engine contract, 2 to 4 players, with chance.
 
 Each iteration: the runner's self-play workers play ``games_per_iteration`` games with the
-current weights (PUCT or Gumbel search, batched over concurrent games) -> their samples go to
-the replay buffer -> the learner takes ``sample_reuse`` passes' worth of gradient steps -> the
-new weights go back to the workers. Before the first iteration, the warm start (optional):
+current weights (PUCT or Gumbel search, batched over concurrent games; in a share of the games
+the other seats are a past snapshot from the pool) -> their samples (policy targets from the
+search, or the fading teacher's; value targets from the outcome, mixed with the search's value)
+go to the replay buffer -> the learner takes ``sample_reuse`` passes' worth of gradient steps ->
+every ``pool.snapshot_every`` iterations the weights join the pool of past selves -> the new
+weights go back to the workers. Before the first iteration, the warm start (optional):
 teacher-labelled games and learner steps on them. The loop around these steps (limits,
 evaluation, checkpoints, a clean stop) is training/trainer.py. A game's seed is a function of
 the run seed and the game's number, so a resumed run repeats an uninterrupted one step for
@@ -31,10 +34,11 @@ from training.checkpoint import numpy_rng_state, restore_numpy_rng
 from training.evaluation import EvalConfig
 from training.learner import Learner, LearnerConfig
 from training.logging import ProgressLine
+from training.pool import OpponentPool, PoolConfig
 from training.replay import ReplayBuffer, Samples
 from training.rewards import Outcomes, RewardConfig
 from training.runner import RunnerConfig, make_runner
-from training.selfplay import GameRecord, SelfPlay, SelfPlayConfig
+from training.selfplay import GameRecord, Round, SelfPlay, SelfPlayConfig
 from training.trainer import CheckpointConfig
 from training.warmstart import WarmStartConfig, teacher_samples
 
@@ -58,6 +62,7 @@ class AlphaZeroConfig:
     learner: LearnerConfig = field(default_factory=LearnerConfig)
     rewards: RewardConfig = field(default_factory=RewardConfig)
     warm_start: WarmStartConfig = field(default_factory=WarmStartConfig)
+    pool: PoolConfig = field(default_factory=PoolConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
     checkpoint: CheckpointConfig = field(default_factory=CheckpointConfig)
 
@@ -67,6 +72,9 @@ class AlphaZeroConfig:
         if self.iterations is None and self.time_limit_minutes is None:
             raise ValueError("config algo.iterations and algo.time_limit_minutes are both null: "
                              "give at least one limit")
+        if self.pool.baselines or self.pool.baseline_fraction:
+            raise ValueError("algo.pool.baselines is PPO's: AlphaZero's pool holds past selves "
+                             "only (selfplay.random_opponent_fraction gives a random seat)")
 
 
 @dataclass(frozen=True)
@@ -82,10 +90,13 @@ class SelfPlayFactory:
     def __call__(self) -> SelfPlay:
         game = envs.make_game(self.env_config)
         encoder = make_encoder(game, self.model_config.features)
-        net = build_network(encoder.shape, game.num_actions, game.num_players,
-                            self.model_config, action_layout(encoder))
-        return SelfPlay(game, encoder, net, self.search, self.selfplay,
-                        Outcomes(game, self.rewards))
+        def network():
+            return build_network(encoder.shape, game.num_actions, game.num_players,
+                                 self.model_config, action_layout(encoder))
+
+        past_net = network() if self.selfplay.past_self_share else None
+        return SelfPlay(game, encoder, network(), self.search, self.selfplay,
+                        Outcomes(game, self.rewards), past_net)
 
 
 def game_seed(run_seed: int, index: int) -> int:
@@ -93,18 +104,31 @@ def game_seed(run_seed: int, index: int) -> int:
     return int(np.random.SeedSequence([run_seed, 2, index]).generate_state(1)[0])
 
 
+def past_self_score(record: GameRecord) -> float:
+    """The current network's score in a game against its past self: 1 won, 1/2 neither, 0 lost
+    (the pool's scores are the past self's: 1 minus this)."""
+    return 0.5 + 0.5 * float(np.sign(record.outcome[record.network_seat]))
+
+
 def selfplay_metrics(records: list[GameRecord], seconds: float) -> dict:
     moves = np.array([r.moves for r in records])
     decided = [r for r in records if not r.cut and not r.truncated]
     vs_random = [r for r in records if r.random_seat is not None]
     won = [r for r in vs_random if np.delete(r.outcome, r.random_seat).max() > 0]
+    vs_past = [r for r in records if r.network_seat is not None]
     return {
         "selfplay/vs_random_games": len(vs_random),
         "selfplay/vs_random_win_rate": len(won) / max(len(vs_random), 1),
         "selfplay/games_per_s": len(records) / seconds,
         "selfplay/simulations_per_s": sum(r.simulations for r in records) / seconds,
         "selfplay/teacher_labels": sum(r.teacher_labels for r in records),
+        "selfplay/policy_target_share": (sum(r.policy_targets for r in records)
+                                         / max(sum(len(r.samples) for r in records), 1)),
+        "selfplay/past_self_games": len(vs_past),
+        "selfplay/vs_past_score": (float(np.mean([past_self_score(r) for r in vs_past]))
+                                   if vs_past else 0.5),
         "selfplay/moves_per_s": moves.sum() / seconds,
+        "selfplay/samples_per_s": sum(len(r.samples) for r in records) / seconds,
         "selfplay/game_length": float(moves.mean()),
         "selfplay/decided_rate": len(decided) / len(records),
         "selfplay/draw_rate": sum(not np.any(r.outcome) for r in decided) / len(records),
@@ -140,6 +164,7 @@ class AlphaZero:
         self.replay = ReplayBuffer(self.algo.replay.capacity, self.encoder.shape,
                                    self.game.num_actions, self.game.num_players)
         self.rng = np.random.default_rng([self.seed, 1])
+        self.pool = OpponentPool(self.algo.pool)  # past selves (selfplay.past_self_share)
         self.counters = {"iteration": 0, "games": 0, "samples": 0, "seconds": 0.0,
                          "started": False}
         self.runner = make_runner(self.runner_config, SelfPlayFactory(
@@ -159,12 +184,15 @@ class AlphaZero:
                              self.game.num_players, self.model_config)
 
     def state_dict(self) -> dict:
-        return {"learner": self.learner.state_dict(), "rng": numpy_rng_state(self.rng)}
+        return {"learner": self.learner.state_dict(), "rng": numpy_rng_state(self.rng),
+                "pool": self.pool.state_dict()}
 
     def load_state_dict(self, payload: dict) -> None:
         self.net.load_state_dict(payload["model"]["weights"])
         self.learner.load_state_dict(payload["state"]["learner"])
         self.rng = restore_numpy_rng(payload["state"]["rng"])
+        if "pool" in payload["state"]:  # checkpoints before the pool of past selves: empty
+            self.pool.load_state_dict(payload["state"]["pool"])
         self.counters = dict(payload["counters"])
 
     def replay_state(self) -> dict | None:
@@ -203,31 +231,57 @@ class AlphaZero:
         return {f"warm_start/{k}": v for k, v in stats.items()}
 
     def iteration(self, number: int, progress: float) -> dict:
-        """Self-play with the current weights -> the games' samples into the buffer -> learner
-        steps in proportion to the new samples."""
+        """Self-play with the current weights (and a past self) -> the games' samples into the
+        buffer -> learner steps in proportion to the new samples -> maybe a new past self."""
         c, algo = self.counters, self.algo
-        self.runner.set_weights({k: v.detach().clone() for k, v in self.net.state_dict().items()})
+        weights = {k: v.detach().clone() for k, v in self.net.state_dict().items()}
+        past = self._past_self(number, weights)
+        teacher_share = algo.selfplay.teacher_share_at(progress)
+        self.runner.start_round(Round(weights, teacher_share,
+                                      past.weights if past is not None else None))
         seeds = [game_seed(self.seed, c["games"] + i) for i in range(algo.games_per_iteration)]
         start = time.perf_counter()
         records = self.runner.play(seeds)
         played = time.perf_counter() - start
         samples = Samples.concat([r.samples for r in records])
         self.replay.add(samples)
+        start = time.perf_counter()
         stats = self.learner.train(self.replay, self.learner.steps_for(len(samples)), self.rng)
+        learned = time.perf_counter() - start
+        for r in records:
+            if past is not None and r.network_seat is not None:
+                self.pool.record(past.key, 1.0 - past_self_score(r))
         c["games"] += len(records)
         c["samples"] += len(samples)
         stats.update(selfplay_metrics(records, played))
         stats.update({"replay/size": len(self.replay), "counters/games": c["games"],
-                      "counters/samples": c["samples"], "runner/restarts": self.runner.restarts})
+                      "counters/samples": c["samples"], "runner/restarts": self.runner.restarts,
+                      "selfplay/teacher_share": teacher_share,
+                      "time/selfplay_s": played, "time/learner_s": learned,
+                      "pool/size": len(self.pool.snapshots)})
         self.last_records = records
         return stats
+
+    def _past_self(self, number: int, weights: dict):
+        """The pool's past self for this iteration's games, or None without past-self games.
+        The weights before iteration 1 join the pool first, then those before every
+        ``pool.snapshot_every``-th iteration; the draw is a function of the seed and
+        ``number``, so a resumed run draws as an uninterrupted one."""
+        if not self.algo.selfplay.past_self_share:
+            return None
+        if not self.pool.snapshots or (number - 1) % self.algo.pool.snapshot_every == 0:
+            self.pool.add(weights, number - 1)
+        return self.pool.sample(np.random.default_rng([self.seed, 5, number]))
 
     def progress_parts(self, stats: dict) -> list[str]:
         parts = [f"games {stats['counters/games']}", f"len {stats['selfplay/game_length']:.0f}",
                  f"decided {stats['selfplay/decided_rate']:.2f}",
-                 f"sims/s {stats['selfplay/simulations_per_s']:.0f}"]
+                 f"sims/s {stats['selfplay/simulations_per_s']:.0f}",
+                 f"pos/s {stats['selfplay/moves_per_s']:.0f}"]
         if "loss/total" in stats:
-            parts += [f"loss p {stats['loss/policy']:.3f} v {stats['loss/value']:.3f}"]
+            parts += [f"learn/s {stats['learner/samples_per_s']:.0f}",
+                      f"play {stats['time/selfplay_s']:.0f}s learn {stats['time/learner_s']:.0f}s",
+                      f"loss p {stats['loss/policy']:.3f} v {stats['loss/value']:.3f}"]
         return parts
 
     def sample_game(self) -> list[int] | None:

@@ -2,7 +2,9 @@
 
 Loss per sample: cross-entropy between the search's policy target and the network's policy
 over legal view actions (illegal logits masked out), plus ``value_weight`` times the mean
-squared error of the value vector. Weight decay is AdamW's.
+squared error of the value vector. Weight decay is AdamW's. A sample whose policy target is all
+zeros has none (a fast search of playout-cap randomisation): the policy loss is the mean over the
+samples that have one, the value loss over all.
 """
 
 from __future__ import annotations
@@ -83,7 +85,8 @@ class Learner:
         target_value = torch.from_numpy(batch.value)
         logits, values = self.net(obs)
         log_p = masked_log_policy(logits, mask)
-        policy_loss = -(target_policy * log_p).sum(dim=1).mean()
+        with_target = (target_policy.sum(dim=1) > 0).sum().clamp(min=1)
+        policy_loss = -(target_policy * log_p).sum() / with_target
         value_loss = ((values - target_value) ** 2).mean()
         loss = policy_loss + self.config.value_weight * value_loss
         self.optimizer.zero_grad(set_to_none=True)

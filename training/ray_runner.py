@@ -1,10 +1,11 @@
 """``runner=ray``: self-play workers as Ray actors, the learner in this (the driver) process.
 
-The runner keeps training/runner.py's interface (``set_weights``, ``play``), so AlphaZero is the
+The runner keeps training/runner.py's interface (``start_round``, ``play``), so AlphaZero is the
 same code under every runner and a seed gives the same game everywhere:
 
-- Weights go through Ray's object store once per ``set_weights`` (``ray.put``) under a version
-  number. Each task carries the version and a reference to the weights; an actor whose version
+- A round (training/selfplay.py's ``Round``: the weights and what else the learner sends) goes
+  through Ray's object store once per ``start_round`` (``ray.put``) under a version
+  number. Each task carries the version and a reference to the round; an actor whose version
   differs fetches and loads them first, and every result names the version it was played with,
   so a result of stale weights can never reach the learner unnoticed.
 - An iteration's seeds are cut into tasks of ``games_per_task`` games; each idle actor gets the
@@ -68,13 +69,14 @@ class SelfPlayActor:
         self.worker = make_worker()
         self.version = -1
 
-    def play(self, version: int, weights: list, seeds: list[int]) -> tuple[int, list]:
-        """One task: ``weights`` is ``[ObjectRef]`` (in a list so that Ray passes the reference
-        and the actor fetches the weights only when its version is stale)."""
+    def play(self, version: int, selfplay_round: list, seeds: list[int]) -> tuple[int, list]:
+        """One task: ``selfplay_round`` is ``[ObjectRef]`` of training/selfplay.py's ``Round``
+        (in a list so that Ray passes the reference and the actor fetches the round's weights
+        only when its version is stale)."""
         if version != self.version:
             import ray
 
-            self.worker.set_weights(ray.get(weights[0]))
+            self.worker.start_round(ray.get(selfplay_round[0]))
             self.version = version
         return self.version, self.worker.play(seeds)
 
@@ -98,23 +100,23 @@ class RayRunner:
                                       max_restarts=0)(SelfPlayActor)
         self.actors = [self._start_actor() for _ in range(config.workers)]
         self.version = 0
-        self.weights_ref = None
+        self.round_ref = None
         self.restarts = 0
 
     def _start_actor(self):
         return self.actor_class.remote(self.make_worker, self.config.torch_threads)
 
-    def set_weights(self, weights: dict) -> None:
+    def start_round(self, selfplay_round) -> None:
         self.version += 1
-        self.weights_ref = self.ray.put({k: v.detach().cpu() for k, v in weights.items()})
+        self.round_ref = self.ray.put(selfplay_round)
 
     def tasks(self, seeds: list[int]) -> list[list[int]]:
         size = self.config.games_per_task or -(-len(seeds) // self.config.workers)
         return [seeds[i:i + size] for i in range(0, len(seeds), size)]
 
     def play(self, seeds: list[int]) -> list:
-        if self.weights_ref is None:
-            raise RuntimeError("RayRunner.play before set_weights: the actors have no weights")
+        if self.round_ref is None:
+            raise RuntimeError("RayRunner.play before start_round: the actors have no weights")
         ray = self.ray
         tasks = self.tasks(list(seeds))
         results: list[list | None] = [None] * len(tasks)
@@ -124,7 +126,7 @@ class RayRunner:
         while waiting or running:
             while waiting and idle:
                 actor, task = idle.popleft(), waiting.popleft()
-                ref = self.actors[actor].play.remote(self.version, [self.weights_ref],
+                ref = self.actors[actor].play.remote(self.version, [self.round_ref],
                                                      tasks[task])
                 running[ref] = (actor, task)
             [ref], _ = ray.wait(list(running), num_returns=1)

@@ -47,6 +47,11 @@ step or twenty from their goals; with it a position one step nearer is worth mor
 difference the search needs to finish a won race (the outcome's own discount is too small a
 signal beside the value head's noise). Games without that hook (Barricade, Nobles) keep
 their leads as they are.
+
+``search_value_weight`` w > 0 mixes the search's root value of the position into its target
+last: ``(1 - w) * target + w * search value``. The outcome of one game is a single noisy draw;
+the search's value averages many continuations, so the mix lowers the target's variance at the
+price of some bias towards the current network (the outcome keeps the larger share).
 """
 
 from __future__ import annotations
@@ -68,6 +73,7 @@ class RewardConfig:
     cap: float = 0.5
     discount: float = 1.0
     discount_leads: bool = False
+    search_value_weight: float = 0.0
 
     def __post_init__(self):
         if self.adjudication not in ADJUDICATIONS:
@@ -82,6 +88,9 @@ class RewardConfig:
             raise ValueError(f"rewards.discount must be in (0, 1], got {self.discount}")
         if not 0.0 < self.cap <= 1.0:
             raise ValueError(f"rewards.cap must be in (0, 1], got {self.cap}")
+        if not 0.0 <= self.search_value_weight <= 1.0:
+            raise ValueError(f"rewards.search_value_weight must be in [0, 1], got "
+                             f"{self.search_value_weight}")
         if self.position_weight and self.adjudication == "none":
             raise ValueError("rewards.position_weight needs rewards.adjudication=distance")
 
@@ -101,6 +110,7 @@ class Outcomes:
         self.cap = config.cap
         self.position_weight = config.position_weight
         self.discount = config.discount
+        self.search_value_weight = config.search_value_weight
         self.decisions_left = (hooks.decisions_left if config.discount_leads
                                and config.discount < 1.0 else None)
         self.num_players = game.num_players
@@ -128,13 +138,19 @@ class Outcomes:
         """The adjudicator's values scaled into [-cap, cap]."""
         return self.cap * self.adjudicate(state, self.scale)
 
-    def targets(self, outcome: np.ndarray, positions: list,
-                steps_left: list[int]) -> list[np.ndarray]:
+    def targets(self, outcome: np.ndarray, positions: list, steps_left: list[int],
+                search_values: list | None = None) -> list[np.ndarray]:
         """Value targets (absolute seats) of a game's recorded positions: the outcome,
         discounted by ``discount ** steps_left`` (decisions from that position to the end), mixed
-        with each position's own race lead when ``position_weight`` > 0."""
+        with each position's own race lead when ``position_weight`` > 0, then with the search's
+        root value of the position (``search_values``, None where nothing was searched) when
+        ``search_value_weight`` > 0."""
         w = self.position_weight
-        outcomes = [outcome * self.discount ** k for k in steps_left]
-        if not w:
-            return outcomes
-        return [(1 - w) * o + w * lead for o, lead in zip(outcomes, positions, strict=True)]
+        targets = [outcome * self.discount ** k for k in steps_left]
+        if w:
+            targets = [(1 - w) * t + w * lead for t, lead in zip(targets, positions, strict=True)]
+        w = self.search_value_weight
+        if w and search_values is not None:
+            targets = [t if v is None else (1 - w) * t + w * v
+                       for t, v in zip(targets, search_values, strict=True)]
+        return targets

@@ -1,10 +1,11 @@
 """Runners move work between the learner and self-play workers through a narrow interface:
 
-    runner.set_weights(weights)          # the learner's latest network weights, to every worker
-    records = runner.play(seeds)          # one game per seed, records in seed order
+    runner.start_round(selfplay_round)   # the learner's latest (weights, ...), to every worker
+    records = runner.play(seeds)         # one game per seed, records in seed order
 
-A worker is any object with ``set_weights(weights)`` and ``play(seeds)``, built by a picklable
-factory. Because a game depends only on its seed and the weights, every runner returns the same
+A worker is any object with ``start_round(selfplay_round)`` and ``play(seeds)``, built by a
+picklable factory (the round is plain data: training/selfplay.py's ``Round``). Because a game
+depends only on its seed and the round, every runner returns the same
 records for the same seeds; a distributed runner (remote workers, a queue) only has to keep that
 interface. ``local`` runs the worker in this process; ``processes`` splits the seeds over worker
 processes (one torch thread each), which uses both cores of a 2-core machine for self-play;
@@ -25,7 +26,7 @@ RUNNERS = ("local", "processes", "ray")
 
 
 class Worker(Protocol):
-    def set_weights(self, weights: dict) -> None: ...
+    def start_round(self, selfplay_round) -> None: ...
     def play(self, seeds: list[int]) -> list: ...
 
 
@@ -57,8 +58,8 @@ class LocalRunner:
     def __init__(self, make_worker: Callable[[], Worker]):
         self.worker = make_worker()
 
-    def set_weights(self, weights: dict) -> None:
-        self.worker.set_weights(weights)
+    def start_round(self, selfplay_round) -> None:
+        self.worker.start_round(selfplay_round)
 
     def play(self, seeds: list[int]) -> list:
         return self.worker.play(list(seeds))
@@ -77,9 +78,9 @@ def _init_worker(make_worker: Callable[[], Worker], torch_threads: int) -> None:
     _WORKER = make_worker()
 
 
-def _play_chunk(task: tuple[dict, list[int]]) -> list:
-    weights, seeds = task
-    _WORKER.set_weights(weights)
+def _play_chunk(task: tuple[object, list[int]]) -> list:
+    selfplay_round, seeds = task
+    _WORKER.start_round(selfplay_round)
     return _WORKER.play(seeds)
 
 
@@ -91,17 +92,17 @@ class ProcessRunner:
         self.workers = workers
         self.pool = context.Pool(workers, initializer=_init_worker,
                                  initargs=(make_worker, torch_threads))
-        self.weights: dict | None = None
+        self.round = None
 
-    def set_weights(self, weights: dict) -> None:
-        self.weights = {k: v.detach().clone() for k, v in weights.items()}
+    def start_round(self, selfplay_round) -> None:
+        self.round = selfplay_round
 
     def play(self, seeds: list[int]) -> list:
         seeds = list(seeds)
         size = -(-len(seeds) // self.workers)
         chunks = [seeds[i:i + size] for i in range(0, len(seeds), size)]
         records = []
-        for part in self.pool.map(_play_chunk, [(self.weights, c) for c in chunks]):
+        for part in self.pool.map(_play_chunk, [(self.round, c) for c in chunks]):
             records.extend(part)
         return records
 

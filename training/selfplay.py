@@ -1,15 +1,30 @@
 """Self-play: many games at once in one process, each with its own search tree and generator,
 their leaf evaluations batched together through :func:`search.puct.search`.
 
-A game's course depends only on its seed and the network weights, never on which other games
+A game's course depends only on its seed and what the learner sent for the round
+(:class:`Round`: the weights, a past snapshot, the teacher's share), never on which other games
 share the process or the batch, so any split of seeds over workers gives the same records.
 
-With ``teacher_share`` > 0, that share of the network's decisions in games against a random
-seat gets the teacher's choice (``teacher``, an agent spec) as its policy target instead of the
-search's: the warm start's student round (DAgger) carried on through self-play, so the
-teacher keeps labelling the positions the current network reaches in the games it is evaluated
-in. Which decisions are labelled, and the teacher's tie-breaking, come from generators of the
-game's own seed.
+What each decision of the current network records (policy target, value target):
+
+- Policy target: the search's (visit counts with a PUCT root, the improved policy with a Gumbel
+  root). With playout-cap randomisation (``full_search_share`` < 1, KataGo) only that share of
+  decisions searches with ``search.simulations`` and records a policy target; the others search
+  with ``fast_simulations`` and record an all-zero policy, which the learner reads as "no policy
+  target" (their value targets still count). More games per second, and the policy is still
+  trained on full searches only.
+- Teacher labels (``teacher_share`` > 0): that share of the full-search decisions gets the
+  teacher's choice (``teacher``, an agent spec) as its target instead, in games against a random
+  seat (``teacher_games: vs_random``) or in every game (``all``): the warm start's student round
+  (DAgger) carried on through self-play. The learner fades the share out over the run
+  (``teacher_fade``, training/alphazero.py), so the search's targets take over.
+- Seats not recorded: the random seat (``random_opponent_fraction``) and, in the share
+  ``past_self_share`` of games, every seat but one, played by a past snapshot of the network
+  through a second evaluator (a pool of past selves: the network keeps beating its older
+  versions instead of only its current self).
+
+Which decisions are full searches or teacher-labelled, the teacher's tie-breaking and who sits
+where all come from generators of the game's own seed.
 """
 
 from __future__ import annotations
@@ -26,6 +41,8 @@ from search.puct import SearchConfig, search
 from training.replay import Samples
 from training.rewards import Outcomes
 
+TEACHER_GAMES = ("vs_random", "all")
+
 
 @dataclass(frozen=True)
 class SelfPlayConfig:
@@ -36,17 +53,43 @@ class SelfPlayConfig:
     random_opponent_fraction: float = 0.0
     teacher: str = "heuristic"
     teacher_share: float = 0.0
+    teacher_fade: float | None = None
+    teacher_games: str = "vs_random"
+    full_search_share: float = 1.0
+    fast_simulations: Annotated[int, ">= 1"] = 4
+    past_self_share: float = 0.0
 
     def __post_init__(self):
-        if not 0.0 <= self.teacher_share <= 1.0:
-            raise ValueError(f"selfplay.teacher_share must be in [0, 1], got {self.teacher_share}")
-        if not 0.0 <= self.random_opponent_fraction <= 1.0:
-            raise ValueError("selfplay.random_opponent_fraction must be in [0, 1], got "
-                             f"{self.random_opponent_fraction}")
+        for key in ("teacher_share", "random_opponent_fraction", "full_search_share",
+                    "past_self_share"):
+            if not 0.0 <= getattr(self, key) <= 1.0:
+                raise ValueError(f"selfplay.{key} must be in [0, 1], got {getattr(self, key)}")
+        if self.teacher_fade is not None and not 0.0 < self.teacher_fade <= 1.0:
+            raise ValueError("selfplay.teacher_fade must be in (0, 1] or null, got "
+                             f"{self.teacher_fade}")
+        if self.teacher_games not in TEACHER_GAMES:
+            raise ValueError(f"selfplay.teacher_games must be one of {TEACHER_GAMES}, got "
+                             f"{self.teacher_games!r}")
         if self.concurrent_games < 1:
             raise ValueError(f"selfplay.concurrent_games must be >= 1, got {self.concurrent_games}")
         if self.max_moves is not None and self.max_moves < 1:
             raise ValueError(f"selfplay.max_moves must be >= 1 or null, got {self.max_moves}")
+
+    def teacher_share_at(self, progress: float) -> float:
+        """The teacher's share when ``progress`` of the run is done: ``teacher_share``, falling
+        linearly to 0 at ``teacher_fade`` of the run (constant without a fade)."""
+        if self.teacher_fade is None:
+            return self.teacher_share
+        return self.teacher_share * max(0.0, 1.0 - progress / self.teacher_fade)
+
+
+@dataclass
+class Round:
+    """What the learner sends self-play for one iteration."""
+
+    weights: dict  # the current network's
+    teacher_share: float = 0.0  # this round's share of teacher labels (after the fade)
+    past_weights: dict | None = None  # a past snapshot for selfplay.past_self_share's games
 
 
 @dataclass
@@ -63,10 +106,12 @@ class GameRecord:
     actions: list[int] = field(default_factory=list)  # every applied action, chance included
     simulations: int = 0
     teacher_labels: int = 0  # recorded decisions whose policy target is the teacher's choice
+    policy_targets: int = 0  # recorded decisions with a policy target (full searches)
+    network_seat: int | None = None  # with a past self: the one seat of the current network
 
 
 class _Game:
-    def __init__(self, game, seed: int, random_opponent_fraction: float):
+    def __init__(self, game, seed: int, config: SelfPlayConfig, past_self: bool):
         self.seed = seed
         self.rng = np.random.default_rng(seed)
         self.state = game.new_initial_state()
@@ -74,15 +119,30 @@ class _Game:
         self.obs, self.masks, self.policies, self.players = [], [], [], []
         self.decisions: list[int] = []  # the game's decision count at each recorded position
         self.leads: list[np.ndarray | None] = []  # position values for rewards.position_weight
+        self.search_values: list[np.ndarray | None] = []  # root values, rewards.search_value_weight
         self.simulations = 0
         self.teacher_labels = 0
         self.label_rng = np.random.default_rng([seed, 1])  # which decisions the teacher labels
+        self.playout_rng = np.random.default_rng([seed, 2])  # which decisions search in full
         self.moves = 0
         # A seat played uniformly at random (not recorded): games the network can win, so the
         # win signal appears even while self-play between equals never finishes.
         self.random_seat = None
-        if random_opponent_fraction and self.rng.random() < random_opponent_fraction:
+        if config.random_opponent_fraction and self.rng.random() < config.random_opponent_fraction:
             self.random_seat = int(self.rng.integers(game.num_players))
+        # Or every seat but one played by the past snapshot (not recorded).
+        self.network_seat = None
+        if (past_self and self.random_seat is None
+                and self.rng.random() < config.past_self_share):
+            self.network_seat = int(self.rng.integers(game.num_players))
+
+    def seat(self, player: int) -> str:
+        """Who plays ``player``'s seat: "random", "past" or "network" (recorded)."""
+        if player == self.random_seat:
+            return "random"
+        if self.network_seat is not None and player != self.network_seat:
+            return "past"
+        return "network"
 
     def apply(self, action: int) -> None:
         self.state.apply_action(action)
@@ -98,11 +158,11 @@ class _Game:
 
 
 class SelfPlay:
-    """Plays self-play games with the given network; ``play(seeds)`` returns their records in
-    seed order."""
+    """Plays self-play games with the given network; ``start_round(r)`` takes the learner's
+    latest, ``play(seeds)`` returns the games' records in seed order."""
 
     def __init__(self, game, encoder, net, search_config: SearchConfig, config: SelfPlayConfig,
-                 outcomes: Outcomes):
+                 outcomes: Outcomes, past_net=None):
         self.game = game
         self.encoder = encoder
         self.net = net
@@ -110,23 +170,36 @@ class SelfPlay:
         self.config = config
         self.outcomes = outcomes
         self.evaluator = NetworkEvaluator(net, encoder, game.num_players)
+        self.teacher_share = config.teacher_share
         self.teacher = None
         if config.teacher_share:
             from agents import make_agent
 
             self.teacher = make_agent(config.teacher, game)
+        self.past_net = past_net  # a second network of the same shape for past snapshots
+        self.past_evaluator = None
 
-    def set_weights(self, weights: dict) -> None:
-        self.net.load_state_dict(weights)
+    def start_round(self, selfplay_round: Round) -> None:
+        r = selfplay_round
+        self.net.load_state_dict(r.weights)
         self.evaluator.refresh()
+        self.teacher_share = r.teacher_share
+        self.past_evaluator = None
+        if r.past_weights is not None:
+            if self.past_net is None:
+                raise ValueError("self-play got past weights but was built without a past_net")
+            self.past_net.load_state_dict(r.past_weights)
+            self.past_evaluator = NetworkEvaluator(self.past_net, self.encoder,
+                                                   self.game.num_players)
 
     def play(self, seeds: list[int]) -> list[GameRecord]:
         pending = deque(seeds)
         active: list[_Game] = []
         records: dict[int, GameRecord] = {}
+        past_self = self.past_evaluator is not None
         while pending or active:
             while pending and len(active) < self.config.concurrent_games:
-                g = _Game(self.game, pending.popleft(), self.config.random_opponent_fraction)
+                g = _Game(self.game, pending.popleft(), self.config, past_self)
                 g.resolve_chance()  # a game may open with a roll
                 active.append(g)
             self._move(active)
@@ -142,44 +215,62 @@ class SelfPlay:
         return [records[s] for s in seeds]
 
     def _move(self, games: list[_Game]) -> None:
-        """One decision in every game: search where there is a choice, then act."""
+        """One decision in every game: search where there is a choice (the current network's
+        seats and the past self's, each through its own evaluator), then act and record."""
+        c = self.config
         masks = [g.state.legal_actions_mask() for g in games]
-        randomly = [g.state.current_player() == g.random_seat for g in games]
-        choice = [i for i, m in enumerate(masks) if m.sum() > 1 and not randomly[i]]
-        results = dict(zip(choice, search([games[i].state for i in choice], self.evaluator,
-                                          self.search_config, [games[i].rng for i in choice],
-                                          add_noise=True, terminal_value=self.outcomes),
-                           strict=True))
+        seats = [g.seat(g.state.current_player()) for g in games]
+        full = [seats[i] != "network" or c.full_search_share == 1.0
+                or g.playout_rng.random() < c.full_search_share for i, g in enumerate(games)]
+        results = {}
+        for who, evaluator in (("network", self.evaluator), ("past", self.past_evaluator)):
+            chosen = [i for i, m in enumerate(masks) if m.sum() > 1 and seats[i] == who]
+            if not chosen:
+                continue
+            budgets = [self.search_config.simulations if full[i] else c.fast_simulations
+                       for i in chosen]
+            found = search([games[i].state for i in chosen], evaluator, self.search_config,
+                           [games[i].rng for i in chosen], add_noise=True,
+                           terminal_value=self.outcomes, simulations=budgets)
+            results.update(zip(chosen, found, strict=True))
+            for i, n in zip(chosen, budgets, strict=True):
+                games[i].simulations += n
         for i, g in enumerate(games):
             g.moves += 1
-            if randomly[i]:
+            if seats[i] == "random":
                 legal = np.flatnonzero(masks[i])
                 g.apply(int(legal[g.rng.integers(len(legal))]))
                 continue
-            player = g.state.current_player()
-            perm = self.evaluator.maps.perms[player]
-            board_policy = np.zeros(self.game.num_actions, dtype=np.float32)
-            if i in results:
-                r = results[i]
-                board_policy[r.actions] = r.policy
-                action = self._choose(g, r)
-                g.simulations += self.search_config.simulations
-                if (self.teacher is not None and g.random_seat is not None
-                        and g.label_rng.random() < self.config.teacher_share):
-                    self.teacher.reset(self.game, player, int(g.label_rng.integers(2**31)))
-                    board_policy[:] = 0.0
-                    board_policy[self.teacher.act(g.state.clone())] = 1.0
-                    g.teacher_labels += 1
-            else:
-                action = int(np.flatnonzero(masks[i])[0])
-                board_policy[action] = 1.0
-            g.obs.append(self.encoder.encode(g.state, player))
-            g.masks.append(masks[i][perm])
-            g.policies.append(board_policy[perm])
-            g.players.append(player)
-            g.decisions.append(g.moves)
-            g.leads.append(self.outcomes.position_value(g.state))
+            r = results.get(i)
+            action = self._choose(g, r) if r is not None else int(np.flatnonzero(masks[i])[0])
+            if seats[i] == "network":
+                self._record(g, masks[i], r, action, full[i])
             g.apply(action)
+
+    def _record(self, g: _Game, mask: np.ndarray, result, action: int, full: bool) -> None:
+        """The training sample of the network's decision at ``g``'s position: the policy target
+        (the search's, the teacher's, one-hot for a forced move, none after a fast search)."""
+        player = g.state.current_player()
+        perm = self.evaluator.maps.perms[player]
+        board_policy = np.zeros(self.game.num_actions, dtype=np.float32)
+        if result is None:
+            board_policy[action] = 1.0
+        elif full:
+            board_policy[result.actions] = result.policy
+            if (self.teacher is not None
+                    and (g.random_seat is not None or self.config.teacher_games == "all")
+                    and g.label_rng.random() < self.teacher_share):
+                self.teacher.reset(self.game, player, int(g.label_rng.integers(2**31)))
+                board_policy[:] = 0.0
+                board_policy[self.teacher.act(g.state.clone())] = 1.0
+                g.teacher_labels += 1
+        g.obs.append(self.encoder.encode(g.state, player))
+        g.masks.append(mask[perm])
+        g.policies.append(board_policy[perm])
+        g.players.append(player)
+        g.decisions.append(g.moves)
+        g.leads.append(self.outcomes.position_value(g.state))
+        g.search_values.append(None if result is None else result.value)
 
     def _choose(self, g: _Game, result) -> int:
         if result.selected is not None:
@@ -196,7 +287,7 @@ class SelfPlay:
     def _finish(self, g: _Game, cut: bool) -> GameRecord:
         outcome = self.outcomes(g.state)
         maps = self.evaluator.maps
-        if not g.players:  # only the random seat moved
+        if not g.players:  # only the random seat or the past self moved
             n, a = self.game.num_players, self.game.num_actions
             samples = Samples(np.zeros((0, *self.encoder.shape), np.float32),
                               np.zeros((0, a), bool), np.zeros((0, a), np.float32),
@@ -204,7 +295,8 @@ class SelfPlay:
         else:
             # g.moves counts the decision being recorded, so the last one is 1 from the end.
             targets = self.outcomes.targets(outcome, g.leads,
-                                            [g.moves - d + 1 for d in g.decisions])
+                                            [g.moves - d + 1 for d in g.decisions],
+                                            g.search_values)
             values = np.stack([maps.values_to_rel(v, p)
                                for v, p in zip(targets, g.players, strict=True)])
             samples = Samples(np.stack(g.obs), np.stack(g.masks), np.stack(g.policies),
@@ -213,5 +305,7 @@ class SelfPlay:
                           cut=cut and not g.state.is_terminal(), random_seat=g.random_seat,
                           truncated=g.state.is_terminal() and g.state.is_truncated(),
                           actions=g.actions, simulations=g.simulations,
-                          teacher_labels=g.teacher_labels)
+                          teacher_labels=g.teacher_labels,
+                          policy_targets=int(sum(p.any() for p in g.policies)),
+                          network_seat=g.network_seat)
 

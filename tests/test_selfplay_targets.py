@@ -1,0 +1,135 @@
+"""What self-play records as targets: the fading teacher, playout-cap randomisation, value
+targets mixed with the search's value, and games against a past self. Each is deterministic per
+seed whatever the concurrency."""
+
+import numpy as np
+import pytest
+import torch
+from tiny_games import RaceEncoder, RaceGame
+
+from models.nets import ModelConfig, build_network
+from search.puct import SearchConfig
+from training.learner import Learner, LearnerConfig
+from training.replay import ReplayBuffer, Samples
+from training.rewards import Outcomes, RewardConfig
+from training.selfplay import Round, SelfPlay, SelfPlayConfig
+
+torch.set_num_threads(1)
+SEEDS = [21, 22, 23, 24]
+NO_ADJUDICATION = RewardConfig(adjudication="none")  # the race has no adjudicator
+
+
+def race_net(players, seed):
+    torch.manual_seed(seed)
+    return build_network((players, 1, 5), 3, players,
+                         ModelConfig(channels=4, blocks=1, hidden=8))
+
+
+def worker(concurrent=4, players=2, rewards=NO_ADJUDICATION, past=False,
+           **selfplay):
+    game = RaceGame(num_players=players, length=4, max_turns=24)
+    encoder = RaceEncoder(game)
+    return SelfPlay(game, encoder, race_net(players, 0), SearchConfig(simulations=12, root="puct"),
+                    SelfPlayConfig(concurrent_games=concurrent, temperature_moves=4, **selfplay),
+                    Outcomes(game, rewards), race_net(players, 1) if past else None)
+
+
+def same_records(a, b):
+    for x, y in zip(a, b, strict=True):
+        assert x.actions == y.actions and x.network_seat == y.network_seat
+        np.testing.assert_array_equal(x.samples.policy, y.samples.policy)
+        np.testing.assert_array_equal(x.samples.value, y.samples.value)
+
+
+def test_teacher_share_fades_linearly_to_zero_and_can_label_every_game():
+    config = SelfPlayConfig(teacher_share=0.8, teacher_fade=0.5)
+    assert [config.teacher_share_at(p) for p in (0.0, 0.25, 0.5, 0.9)] == \
+        pytest.approx([0.8, 0.4, 0.0, 0.0])
+    assert SelfPlayConfig(teacher_share=0.8).teacher_share_at(0.9) == 0.8  # no fade: constant
+    with pytest.raises(ValueError, match="teacher_fade"):
+        SelfPlayConfig(teacher_fade=0.0)
+    with pytest.raises(ValueError, match="teacher_games"):
+        SelfPlayConfig(teacher_games="some")
+    # The race's heuristic teacher: a network-vs-network game is labelled with teacher_games=all
+    # only, and a round's share of 0 (a faded teacher) labels nothing.
+    labelled = worker(teacher="random", teacher_share=1.0, teacher_games="all")
+    records = labelled.play(SEEDS)
+    assert all(r.random_seat is None for r in records)
+    assert sum(r.teacher_labels for r in records) > 0
+    assert sum(r.teacher_labels for r in worker(teacher="random", teacher_share=1.0)
+               .play(SEEDS)) == 0
+    labelled.start_round(Round(labelled.net.state_dict(), teacher_share=0.0))
+    assert sum(r.teacher_labels for r in labelled.play(SEEDS)) == 0
+
+
+def test_playout_cap_records_policy_targets_of_full_searches_only():
+    capped = worker(full_search_share=0.5, fast_simulations=2)
+    records = capped.play(SEEDS)
+    same_records(records, worker(concurrent=1, full_search_share=0.5, fast_simulations=2)
+                 .play(SEEDS))
+    policies = np.concatenate([r.samples.policy for r in records])
+    sums = policies.sum(axis=1)
+    full = np.isclose(sums, 1.0)
+    assert np.all(full | (sums == 0.0)) and 0 < full.sum() < len(sums)
+    assert sum(r.policy_targets for r in records) == full.sum()
+    # Fast searches cost fast_simulations: fewer simulations than searching everything in full.
+    plain = worker().play(SEEDS)
+    per_move = sum(r.simulations for r in records) / sum(r.moves for r in records)
+    assert per_move < sum(r.simulations for r in plain) / sum(r.moves for r in plain)
+
+
+def test_samples_without_a_policy_target_train_the_value_only():
+    rng = np.random.default_rng(0)
+    n = 16
+    obs = rng.random((n, 2, 1, 5)).astype(np.float32)
+    mask = np.ones((n, 3), bool)
+    value = rng.uniform(-1, 1, (n, 2)).astype(np.float32)
+    buffer = ReplayBuffer(n, (2, 1, 5), 3, 2)
+    buffer.add(Samples(obs, mask, np.zeros((n, 3), np.float32), value))
+    net = race_net(2, 0)
+    before = {k: v.detach().clone() for k, v in net.named_parameters()}
+    config = LearnerConfig(batch_size=8, min_samples=1, weight_decay=0.0)
+    stats = Learner(net, config).train(buffer, 3, rng)
+    assert stats["loss/policy"] == 0.0 and stats["loss/value"] > 0
+    changed = [k for k, v in net.named_parameters() if not torch.equal(v, before[k])]
+    assert any("value" in k for k in changed)
+    assert not any("policy" in k for k in changed)  # no gradient reaches the policy head
+
+
+def test_search_value_weight_mixes_the_root_value_into_the_targets():
+    outcomes = Outcomes(RaceGame(num_players=2), RewardConfig(adjudication="none",
+                                                               search_value_weight=0.25))
+    outcome, searched = np.array([1.0, -1.0]), np.array([0.2, -0.2])
+    targets = outcomes.targets(outcome, [None, None], [2, 1], [searched, None])
+    np.testing.assert_allclose(targets[0], 0.75 * outcome + 0.25 * searched)
+    np.testing.assert_allclose(targets[1], outcome)  # a forced move has no search value
+    mixed = worker(rewards=RewardConfig(adjudication="none", search_value_weight=0.5))
+    plain = worker()
+    for a, b in zip(mixed.play(SEEDS), plain.play(SEEDS), strict=True):
+        assert a.actions == b.actions  # the targets change, not the play
+        assert not np.array_equal(a.samples.value, b.samples.value)
+        assert np.all(np.abs(a.samples.value) <= 1.0)
+    with pytest.raises(ValueError, match="search_value_weight"):
+        RewardConfig(search_value_weight=1.5)
+
+
+def test_past_self_plays_the_other_seats_and_only_the_network_seat_is_recorded():
+    def played(concurrent, past_seed):
+        w = worker(concurrent=concurrent, players=3, past=True, past_self_share=1.0)
+        w.start_round(Round(w.net.state_dict(), past_weights=race_net(3, past_seed).state_dict()))
+        return w.play(SEEDS)
+
+    records = played(4, past_seed=5)
+    same_records(records, played(1, past_seed=5))
+    for r in records:
+        assert r.network_seat is not None
+        # Race turns rotate 0, 1, 2: only the network seat's decisions are samples.
+        assert len(r.samples) == sum(1 for t in range(r.moves) if t % 3 == r.network_seat)
+    other = played(4, past_seed=6)
+    assert any(a.actions != b.actions for a, b in zip(records, other, strict=True))
+    # Without past weights in the round the games are plain self-play.
+    w = worker(players=3, past=True, past_self_share=1.0)
+    assert all(r.network_seat is None for r in w.play(SEEDS))
+    plain = worker()
+    with pytest.raises(ValueError, match="past_net"):
+        plain.start_round(Round(plain.net.state_dict(), past_weights=plain.net.state_dict()))
