@@ -21,7 +21,7 @@ Checking every anchor with a fresh search of the board would be needless work; i
 
 Searches run on bitboards: a set of cells is an int with bit ``r * cols + c``, and four ints
 hold the cells that may step up, down, left and right, so one growth step of a search is a few
-shifts on the whole board at once. ``tests/test_blockade_lakeside.py`` checks the result
+shifts on the whole board at once. ``tests/envs/test_blockade_lakeside.py`` checks the result
 against one plain search per anchor and player.
 """
 

@@ -5,7 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TINY = ["env.rows=8", "env.cols=8", "env.max_turns=40", "model=tiny", "logger=disabled",
         "runner=local",
         "algo.iterations=2", "algo.games_per_iteration=4", "algo.search.simulations=6",

@@ -18,7 +18,7 @@ from models.checkpoint import CheckpointError, load_checkpoint
 from training.checkpoint import replay_path, save_checkpoint
 from training.run import run
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 ALPHAZERO = ["env.rows=8", "env.cols=8", "env.max_turns=40", "model=tiny", "logger=disabled",
              "runner=local", "algo.games_per_iteration=4", "algo.search.simulations=6",
              "algo.selfplay.max_moves=16", "algo.selfplay.concurrent_games=4",

@@ -230,7 +230,7 @@ def test_reset_seed_makes_games_deterministic():
 def test_config_keys_match_the_hydra_config():
     import yaml
 
-    config = yaml.safe_load((Path(__file__).parents[1] / "configs/env/barricade.yaml").read_text())
+    config = yaml.safe_load((Path(__file__).parents[2] / "configs/env/barricade.yaml").read_text())
     config.pop("name")
     game = barricade.Game(**config)
     assert (game.variant, game.sweep_turns, game.max_turns) == ("standard", 6, 200)

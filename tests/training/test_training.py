@@ -26,7 +26,7 @@ from training.run import run
 from training.selfplay import Round, SelfPlay, SelfPlayConfig
 
 torch.set_num_threads(1)  # small batches: one thread is fastest, and robust to a busy machine
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def random_samples(n, shape=(3, 2, 2), actions=5, players=2, seed=0):

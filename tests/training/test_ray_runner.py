@@ -23,7 +23,7 @@ from training.run import run
 from training.runner import RunnerConfig, make_runner
 from training.selfplay import Round, SelfPlayConfig
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 RAY = RunnerConfig(name="ray", workers=2, torch_threads=1, games_per_task=1)
 FACTORY = SelfPlayFactory({"name": "blockade", "rows": 8, "cols": 8, "max_turns": 20},
                           ModelConfig(channels=4, blocks=1, hidden=8), SearchConfig(simulations=4),

@@ -19,7 +19,7 @@ from envs.blockade.engine import NUM_MOVE_ACTIONS
 from envs.core import IllegalActionError
 from policies.metadata import env_config_mismatch
 
-CONFIGS = Path(__file__).resolve().parent.parent / "configs" / "env"
+CONFIGS = Path(__file__).resolve().parents[2] / "configs" / "env"
 
 
 def position(game, pawns=None, walls=(), to_move=0, phase="wall"):

@@ -20,7 +20,7 @@ from models.features import make_encoder
 from training.rewards import Outcomes, RewardConfig
 from training.run import run
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 ENV = {"name": "tiny_race", "length": 5, "max_turns": 16}
 ALGOS = {
     "alphazero": ["algo=alphazero", "algo.iterations=2", "algo.games_per_iteration=4",

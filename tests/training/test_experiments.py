@@ -9,7 +9,7 @@ from omegaconf import OmegaConf
 
 from training.run import check_config, run
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 EXPERIMENTS = sorted(p.stem for p in (ROOT / "configs" / "experiment").glob("*.yaml"))
 
 

@@ -13,7 +13,7 @@ from hydra import compose, initialize_config_dir
 
 from training.sweep import main as collect_sweep
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TINY_JOB = ["env.rows=8", "env.cols=8", "env.max_turns=40", "model=tiny", "logger=disabled",
             "algo.iterations=1", "algo.games_per_iteration=2", "algo.search.simulations=4",
             "algo.selfplay.max_moves=12", "algo.selfplay.concurrent_games=2",

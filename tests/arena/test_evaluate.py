@@ -14,7 +14,7 @@ import envs
 from agents import make_agent
 from arena import load_records, play_match, replay
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def evaluate(*overrides, out: Path):

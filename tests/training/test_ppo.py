@@ -30,7 +30,7 @@ from training.run import run
 from training.shaping import Potential, ShapingConfig
 
 torch.set_num_threads(1)
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 LN2 = math.log(2)
 
 # -- the loss ---------------------------------------------------------------------------------

@@ -1,0 +1,8 @@
+"""The suite mirrors the packages (tests/envs, tests/search, tests/training, ...); the helpers
+the package folders share (tiny test games, position builders, the engine-contract checks,
+exported policy files) stay here, importable from every folder."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
