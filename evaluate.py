@@ -11,6 +11,7 @@ configs/evaluate.yaml and configs/eval/*.yaml (``eval=strength``, ``eval=versus_
 
 from __future__ import annotations
 
+import signal
 import sys
 from pathlib import Path
 
@@ -48,6 +49,9 @@ def main(cfg: DictConfig) -> None:
     except (ValueError, TypeError, FileNotFoundError) as error:
         sys.exit(f"error: {error}")
     out_dir = Path(HydraConfig.get().runtime.output_dir)
+    # A plain `kill` stops an evaluation like Ctrl-C (the finished games are written, marked
+    # partial): a job started in the background ignores SIGINT.
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     with console_copied_to(out_dir / "evaluate.log"):
         evaluation = run_evaluation(env_config, config, out_dir)
     run_config = OmegaConf.to_container(cfg, resolve=True)

@@ -179,7 +179,10 @@ def test_long_agent_names_get_short_labels_and_a_legend(nobles_checkpoint, tmp_p
     assert "checkpoint-1 vs random (2 games)" in log and "\x1b" not in log
 
 
-def test_ctrl_c_writes_the_games_finished_so_far_marked_partial(tmp_path):
+@pytest.mark.parametrize("stop", ["SIGINT", "SIGTERM"])
+def test_ctrl_c_writes_the_games_finished_so_far_marked_partial(tmp_path, stop):
+    """Ctrl-C, or a plain `kill` (SIGTERM: also what stops a job started in the background,
+    where SIGINT is ignored), writes the finished games marked partial."""
     import os
     import signal
     import time
@@ -197,7 +200,7 @@ def test_ctrl_c_writes_the_games_finished_so_far_marked_partial(tmp_path):
         if log.exists() and "interrupted" not in log.read_text():
             break
     time.sleep(15)
-    os.killpg(process.pid, signal.SIGINT)
+    os.killpg(process.pid, getattr(signal, stop))
     out, err = process.communicate(timeout=120)
     assert process.returncode == 130, err
     assert "Traceback" not in err, err
