@@ -189,8 +189,7 @@ def test_ctrl_c_writes_the_games_finished_so_far_marked_partial(tmp_path, stop):
 
     process = subprocess.Popen(
         [sys.executable, "evaluate.py", "logger=disabled", f"hydra.run.dir={tmp_path}",
-         "env=blockade", "agents=[heuristic,mcts]", "games=400", "chart=false",
-         "agent_options.mcts.simulations=20"],
+         "env=nobles", "agents=[heuristic,random]", "games=100000", "chart=false"],
         cwd=ROOT, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         start_new_session=True)
     deadline = time.monotonic() + 120
@@ -207,4 +206,4 @@ def test_ctrl_c_writes_the_games_finished_so_far_marked_partial(tmp_path, stop):
     assert "interrupted: writing the" in out
     results = json.loads((tmp_path / "results.json").read_text())
     assert results["partial"] is True
-    assert 0 < len(results["games"]) < 400
+    assert 0 < len(results["games"]) < 100000

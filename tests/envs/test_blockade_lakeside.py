@@ -209,8 +209,8 @@ def test_start_squares_must_differ_only_among_seated_corners():
 
 def test_the_hydra_config_makes_the_preset_and_checkpoints_tell_it_apart():
     config = OmegaConf.to_container(OmegaConf.load(CONFIGS / "blockade_lakeside.yaml"))
+    game = envs.make_game(config)
     name = config.pop("name")
-    game = envs.make_game(name, **config)
     assert repr(game) == repr(blockade.Game(rules="lakeside"))
     seed_config = OmegaConf.to_container(OmegaConf.load(CONFIGS / "blockade.yaml"))
     assert env_config_mismatch({"name": name, **config}, game) is None
