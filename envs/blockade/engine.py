@@ -31,7 +31,6 @@ from envs.core import (
 
 UP, DOWN, LEFT, RIGHT = 1, 2, 4, 8
 DIRECTIONS = ((UP, -1, 0), (DOWN, 1, 0), (LEFT, 0, -1), (RIGHT, 0, 1))
-OPPOSITE = {UP: DOWN, DOWN: UP, LEFT: RIGHT, RIGHT: LEFT}
 
 MOVE_OFFSETS = (
     (-1, 0), (1, 0), (0, -1), (0, 1),

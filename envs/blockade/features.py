@@ -10,9 +10,9 @@
   in a few layers; these maps make "which move brings my pawn closer" a local question: the
   policy head compares the plane at each move's destination. They depend only on the walls, so
   they are cached per wall layout.
-- ``distance``: the same maps divided by the number of cells (154) instead. A step is worth
-  0.0065 there, and a network trained from the teacher's games alone followed the maps far
-  less well: 67-73% against random against 82% with ``goal_steps`` (docs/training.md, Results).
+  The scale matters: divided by the number of cells (154) instead, a step was worth 0.0065 and
+  a network trained from the teacher's games alone followed the maps far less well (67-73%
+  against random, against 82%; docs/experiments/alphazero_blockade.md), so that variant is gone.
 
 The wrapper keeps the encoder contract (``shape``, ``encode``, ``view_to_board_actions``), so
 search, self-play, symmetries and checkpoints use it like the game's own encoder.
@@ -98,6 +98,5 @@ class DistancePlanes:
 
 FEATURES = {
     "goal_steps": lambda game, encoder: DistancePlanes(game, encoder, game.rows + game.cols),
-    "distance": lambda game, encoder: DistancePlanes(game, encoder, game.num_cells),
 }
 """Blockade's derived planes by name: ``(game, encoder) -> encoder`` with them appended."""

@@ -15,16 +15,14 @@ from envs.blockade.features import DistancePlanes
 from models.features import make_encoder
 
 
-@pytest.mark.parametrize("feature", ["goal_steps", "distance"])
 @pytest.mark.parametrize("players", [2, 3, 4])
-def test_distance_planes_hold_each_seats_walking_distance_in_the_view(players, feature):
+def test_distance_planes_hold_each_seats_walking_distance_in_the_view(players):
     """Every seat's plane per goal square holds, under that seat's pawns, their walking
-    distances to it, in steps / horizon: rows + cols for goal_steps (capped at 1), the
-    number of cells for the older distance planes."""
+    distances to it, in steps / (rows + cols), capped at 1."""
     game = blockade.Game(num_players=players)
-    encoder = make_encoder(game, [feature])
+    encoder = make_encoder(game, ["goal_steps"])
     assert isinstance(encoder, DistancePlanes)
-    horizon = {"goal_steps": game.rows + game.cols, "distance": game.num_cells}[feature]
+    horizon = game.rows + game.cols
     base = blockade.Encoder(game)
     state = game.new_initial_state()
     position = state.to_dict()
@@ -54,8 +52,8 @@ def test_distance_planes_hold_each_seats_walking_distance_in_the_view(players, f
 def test_unknown_or_unsupported_features_are_clear_errors():
     with pytest.raises(ValueError, match="unknown model feature"):
         make_encoder(blockade.Game(), ["magic"])
-    with pytest.raises(ValueError, match="unknown model feature 'distance' for nobles"):
-        make_encoder(nobles.Game(), ["distance"])
+    with pytest.raises(ValueError, match="unknown model feature 'goal_steps' for nobles"):
+        make_encoder(nobles.Game(), ["goal_steps"])
     assert isinstance(make_encoder(nobles.Game()), nobles.Encoder)
     assert isinstance(make_encoder(nobles.Game(), ["auto"]), nobles.Encoder)
     auto = make_encoder(blockade.Game(), ["auto"])
@@ -104,7 +102,7 @@ def test_bitboard_distances_equal_a_plain_breadth_first_search(rows, cols):
         assert maps.tolist() == walk_distances_from_each(game, state, sources).tolist()
 
 
-@pytest.mark.parametrize("features", ["goal_steps", "distance"])
+@pytest.mark.parametrize("features", ["goal_steps"])
 @pytest.mark.parametrize("players", [2, 4])
 def test_a_batch_encodes_each_position_as_alone(players, features):
     """encode_many (search leaves, rollout steps: mixed walls, movers and seats) gives every
