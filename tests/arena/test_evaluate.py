@@ -192,15 +192,19 @@ def test_ctrl_c_writes_the_games_finished_so_far_marked_partial(tmp_path, stop):
          "env=nobles", "agents=[heuristic,random]", "games=100000", "chart=false"],
         cwd=ROOT, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
         start_new_session=True)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:  # wait for a few finished games
-        time.sleep(2)
-        log = tmp_path / "evaluate.log"
-        if log.exists() and "interrupted" not in log.read_text():
-            break
-    time.sleep(15)
-    os.killpg(process.pid, getattr(signal, stop))
-    out, err = process.communicate(timeout=120)
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:  # wait for a few finished games
+            time.sleep(2)
+            log = tmp_path / "evaluate.log"
+            if log.exists() and "interrupted" not in log.read_text():
+                break
+        time.sleep(15)
+        os.killpg(process.pid, getattr(signal, stop))
+        out, err = process.communicate(timeout=120)
+    finally:  # never leave a 100,000-game evaluation running behind a failed test
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
     assert process.returncode == 130, err
     assert "Traceback" not in err, err
     assert "interrupted: writing the" in out
