@@ -49,8 +49,10 @@ def main(cfg: DictConfig) -> None:
     except (ValueError, TypeError, FileNotFoundError) as error:
         sys.exit(f"error: {error}")
     out_dir = Path(HydraConfig.get().runtime.output_dir)
-    # A plain `kill` stops an evaluation like Ctrl-C (the finished games are written, marked
-    # partial): a job started in the background ignores SIGINT.
+    # Ctrl-C and a plain `kill` stop an evaluation (the finished games are written, marked
+    # partial), also when it was started from a job that ignores SIGINT (a shell's background
+    # job passes the ignored signal on to every program it starts).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     with console_copied_to(out_dir / "evaluate.log"):
         evaluation = run_evaluation(env_config, config, out_dir)
