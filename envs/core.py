@@ -9,7 +9,8 @@ A game package (``envs/blockade``, ``envs/barricade``, ``envs/nobles``) provides
   :data:`CHANCE` or :data:`TERMINAL`), ``legal_actions_mask()``, ``legal_actions()``,
   ``apply_action(a)`` (:class:`IllegalActionError` and no change when illegal),
   ``chance_outcomes()``, ``is_terminal()``, ``is_truncated()``, ``returns()``, ``to_dict()``,
-  ``action_to_string(a)``, ``string_to_action(s)``, ``str(state)``.
+  ``action_to_string(a)``, ``string_to_action(s)``, ``str(state)``. A game without chance
+  may take the turn methods from :class:`ChanceFreeState`.
 - ``Encoder(game)``: ``shape``; ``encode(state, player)`` — float32 planes in [0, 1] from
   ``player``'s point of view; ``view_to_board_actions(player)`` — the permutation ``p`` with
   ``board_action = p[view_action]`` that goes with that view's flip (networks output logits in
@@ -68,6 +69,26 @@ class State(Protocol):
     def to_dict(self) -> dict: ...
     def action_to_string(self, action: int) -> str: ...
     def string_to_action(self, text: str) -> int: ...
+
+
+class ChanceFreeState:
+    """The contract's turn methods of a game without chance nodes whose state holds ``to_move``
+    and ``outcome`` (None while the game goes on): a base of such games' ``State`` (Blockade,
+    Barricade), which keep ``__slots__``."""
+
+    __slots__ = ()
+
+    def current_player(self) -> int:
+        return TERMINAL if self.outcome is not None else self.to_move
+
+    def is_chance_node(self) -> bool:
+        return False
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        return []
+
+    def is_terminal(self) -> bool:
+        return self.outcome is not None
 
 
 class Game(Protocol):

@@ -9,7 +9,9 @@ A game's module ``agents.heuristic.<game>`` defines ``Heuristic(game)`` with
 - ``order(state, actions) -> list[int]``: the legal actions ranked best first, which MCTS uses
   to decide which children to grow first under progressive widening;
 
-and ``MCTS_DEFAULTS``, the search settings that suit the game (overridable per agent).
+and ``MCTS_DEFAULTS``, the search settings that suit the game (overridable per agent). A
+heuristic that scores actions gets ``choose`` from :class:`ScoredChoice` and ranks them with
+:func:`ranked`.
 """
 
 from __future__ import annotations
@@ -19,6 +21,29 @@ import random
 from types import ModuleType
 
 from envs import GAMES
+
+
+def best_action(scored, rng) -> int:
+    """The action of the best ``(score, action)`` pair, a tie broken by ``rng``."""
+    best = max(score for score, _ in scored)
+    return rng.choice([a for score, a in scored if score == best])
+
+
+def ranked(scored) -> list[int]:
+    """The actions of ``(score, action)`` pairs, best first (equal scores in their given
+    order)."""
+    return [a for _, a in sorted(scored, key=lambda item: item[0], reverse=True)]
+
+
+class ScoredChoice:
+    """``choose`` of a heuristic that scores every legal action (``_scores(state, actions)``:
+    ``(score, action)`` pairs, higher better): the best one, ties broken by ``rng``."""
+
+    def choose(self, state, rng) -> int:
+        actions = state.legal_actions()
+        if len(actions) == 1:
+            return actions[0]
+        return best_action(self._scores(state, actions), rng)
 
 
 def heuristic_module(game_name: str) -> ModuleType:

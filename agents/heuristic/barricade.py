@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 
+from agents.heuristic import best_action, ranked
 from envs.barricade.engine import (
     BACKWARD,
     CROSS_INDEX,
@@ -212,8 +213,7 @@ class Heuristic:
                 value = max(self._after(child, second)[0]
                             for second in self._candidates(child, targets))
             scored.append((value, action))
-        best = max(value for value, _ in scored)
-        return rng.choice([a for value, a in scored if value == best])
+        return best_action(scored, rng)
 
     def order(self, state, actions: list[int]) -> list[int]:
         """Cheap ranking for tree search: Scout steps by the steps they save (forward before
@@ -235,5 +235,5 @@ class Heuristic:
             else:
                 score = (0, 0, 0)
             scored.append((score, action))
-        return [a for _, a in sorted(scored, key=lambda item: item[0], reverse=True)]
+        return ranked(scored)
 

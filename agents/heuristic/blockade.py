@@ -32,6 +32,7 @@ import math
 
 import numpy as np
 
+from agents.heuristic import ScoredChoice, ranked
 from envs.blockade import paths
 from envs.blockade.distances import DIRECTIONS, bfs_layers, state_masks
 from envs.blockade.engine import MOVE_OFFSETS, NUM_MOVE_ACTIONS
@@ -53,7 +54,7 @@ MCTS_DEFAULTS = {"exploration": 0.7, "rollout_depth": 4, "widening": 2.0,
 after a few random actions by the race evaluation."""
 
 
-class Heuristic:
+class Heuristic(ScoredChoice):
     def __init__(self, game):
         self.game = game
         self.cols = game.cols
@@ -195,21 +196,12 @@ class Heuristic:
                               else math.copysign(1.0, lead))
         return values
 
-    # ----- choices -----
-    def choose(self, state, rng) -> int:
-        actions = state.legal_actions()
-        if len(actions) == 1:
-            return actions[0]
-        scored = self._scores(state, actions)
-        best = max(score for score, _ in scored)
-        return rng.choice([a for score, a in scored if score == best])
-
+    # ----- choices (choose: ScoredChoice) -----
     def order(self, state, actions: list[int]) -> list[int]:
         """A cheap version of ``choose``'s ranking for tree search, called at every expanded
         node: moves by the race they leave (distances looked up in one BFS per goal square),
         walls by which players' corridors they cut rather than by re-running the race."""
-        scored = self._scores(state, actions, exact=False)
-        return [a for _, a in sorted(scored, key=lambda item: item[0], reverse=True)]
+        return ranked(self._scores(state, actions, exact=False))
 
     def _scores(self, state, actions: list[int], exact: bool = True) -> list[tuple[tuple, int]]:
         if actions[0] < NUM_MOVE_ACTIONS:

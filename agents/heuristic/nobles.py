@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 
+from agents.heuristic import ScoredChoice, ranked
 from envs.nobles.engine import (
     CASTLES,
     ENTERING_TILES,
@@ -40,7 +41,7 @@ MCTS_DEFAULTS = {"exploration": 1.0, "rollout_depth": 6}
 """At most ~10 movers per roll: no widening needed; a few random turns then the standing."""
 
 
-class Heuristic:
+class Heuristic(ScoredChoice):
     def __init__(self, game):
         self.game = game
         self.n = game.num_players
@@ -126,23 +127,14 @@ class Heuristic:
         return [standings[p] - max(standings[q] for q in range(self.n) if q != p)
                 for p in range(self.n)]
 
-    # ----- agent and search hooks -----
+    # ----- agent and search hooks (choose: ScoredChoice) -----
     def evaluate(self, state) -> list[float]:
         if state.is_terminal():
             return state.returns().tolist()
         return [math.tanh(lead / self.scale) for lead in self._leads(state)]
 
-    def choose(self, state, rng) -> int:
-        actions = state.legal_actions()
-        if len(actions) == 1:
-            return actions[0]
-        scored = self._scores(state, actions)
-        best = max(score for score, _ in scored)
-        return rng.choice([a for score, a in scored if score == best])
-
     def order(self, state, actions: list[int]) -> list[int]:
-        scored = self._scores(state, actions)
-        return [a for _, a in sorted(scored, key=lambda item: item[0], reverse=True)]
+        return ranked(self._scores(state, actions))
 
     def _scores(self, state, actions: list[int]) -> list[tuple[float, int]]:
         player = state.to_move

@@ -36,7 +36,7 @@ from __future__ import annotations
 import numpy as np
 
 from envs.core import (
-    TERMINAL,
+    ChanceFreeState,
     IllegalActionError,
     check_action,
     check_config_matches,
@@ -170,7 +170,7 @@ class Game:
                 f"max_turns={self.max_turns})")
 
 
-class State:
+class State(ChanceFreeState):
     """One Barricade position. See the module docstring for the representation."""
 
     __slots__ = (
@@ -197,19 +197,7 @@ class State:
         self.outcome: str | None = None  # None while playing, else why the game ended
         self._mask = NO_ACTIONS
 
-    # ----- contract -----
-    def current_player(self) -> int:
-        return TERMINAL if self.outcome is not None else self.to_move
-
-    def is_chance_node(self) -> bool:
-        return False
-
-    def chance_outcomes(self) -> list[tuple[int, float]]:
-        return []
-
-    def is_terminal(self) -> bool:
-        return self.outcome is not None
-
+    # ----- contract (its turn methods: ChanceFreeState) -----
     def is_truncated(self) -> bool:
         return False
 

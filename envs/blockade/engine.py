@@ -22,7 +22,7 @@ import numpy as np
 
 from envs.blockade import paths
 from envs.core import (
-    TERMINAL,
+    ChanceFreeState,
     IllegalActionError,
     check_action,
     check_config_matches,
@@ -280,7 +280,7 @@ class Game:
         )
 
 
-class State:
+class State(ChanceFreeState):
     """One Blockade position. See the module docstring for the representation."""
 
     __slots__ = (
@@ -306,19 +306,7 @@ class State:
         self._legal: list[int] | None = None
         self.wall_cache: dict = {}
 
-    # ----- contract -----
-    def current_player(self) -> int:
-        return TERMINAL if self.outcome is not None else self.to_move
-
-    def is_chance_node(self) -> bool:
-        return False
-
-    def chance_outcomes(self) -> list[tuple[int, float]]:
-        return []
-
-    def is_terminal(self) -> bool:
-        return self.outcome is not None
-
+    # ----- contract (its turn methods: ChanceFreeState) -----
     def is_truncated(self) -> bool:
         return self.outcome == "truncated"
 
