@@ -37,11 +37,11 @@ class PolicyAgent:
         return twin
 
     def act_batch(self, forks: Sequence[PolicyAgent], states: Sequence) -> list[int]:
-        return self.policy.act_many([fork.policy for fork in forks], states)
+        return self.policy.act_batch([fork.policy for fork in forks], states)
 
     def evaluate(self, states):
         """The network's board logits and values per seat (``play.py``'s hints)."""
-        return self.policy.evaluator(states)
+        return self.policy.evaluate(states)
 
 
 class CheckpointAgent(PolicyAgent):

@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import copy
-from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -15,12 +13,12 @@ from models.checkpoint import CheckpointError, build_model, load_checkpoint
 from models.config import from_mapping, to_mapping
 from models.evaluator import NetworkEvaluator
 from models.features import make_encoder
-from policies.acting import choose_action, choose_actions
+from policies.acting import NetworkActing
 from policies.metadata import env_config_mismatch
 from search.puct import SearchConfig
 
 
-class Policy:
+class Policy(NetworkActing):
     """A trained network that plays: from its policy (``simulations == 0``; the most likely
     legal action, or with ``temperature`` > 0 one sampled from ``softmax(logits /
     temperature)``) or by a noise-free PUCT/Gumbel search of ``simulations`` simulations."""
@@ -35,7 +33,7 @@ class Policy:
         self.temperature = temperature
         self.search_config = search_config or SearchConfig()
         encoder = make_encoder(game, features)
-        self.evaluator = NetworkEvaluator(net, encoder, game.num_players)
+        self.evaluate = NetworkEvaluator(net, encoder, game.num_players)
         self.rng = np.random.default_rng(0)
 
     def reset(self, seed: int) -> None:
@@ -45,21 +43,6 @@ class Policy:
         """How it acts, as a checkpoint's ``policy`` entry (:func:`load_policy` reads it)."""
         return {"simulations": self.simulations, "search": to_mapping(self.search_config),
                 "temperature": self.temperature}
-
-    def act(self, state) -> int:
-        return choose_action(state, self.evaluator, self.rng, self.simulations, self.temperature,
-                             self.search_config)
-
-    def fork(self) -> Policy:
-        """A twin for one more concurrent game: its own generator, the same network."""
-        twin = copy.copy(self)
-        twin.rng = np.random.default_rng(0)
-        return twin
-
-    def act_many(self, forks: Sequence[Policy], states: Sequence) -> list[int]:
-        """``forks[i].act(states[i])`` for every ``i``, in one network batch."""
-        return choose_actions(states, self.evaluator, [fork.rng for fork in forks],
-                              self.simulations, self.temperature, self.search_config)
 
 
 def check_env_config(env_config: dict, game, where: str) -> None:

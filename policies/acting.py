@@ -4,7 +4,9 @@ PUCT/Gumbel search over its evaluations. Torch-free."""
 
 from __future__ import annotations
 
+import copy
 import dataclasses
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -57,3 +59,26 @@ def choose_actions(states, evaluate: Evaluator, rngs, simulations: int = 0,
             actions[i] = (result.selected if result.selected is not None
                           else int(result.actions[np.argmax(result.visits)]))
     return actions
+
+
+class NetworkActing:
+    """``act``, ``fork`` and ``act_batch`` of a player that picks its moves by
+    :func:`choose_action`: from ``self.evaluate`` with ``self.simulations``,
+    ``self.temperature`` and ``self.search_config``, drawing from its own generator
+    ``self.rng``. The PyTorch policy of checkpoints and the ONNX agent act alike through it."""
+
+    def act(self, state) -> int:
+        return choose_action(state, self.evaluate, self.rng, self.simulations, self.temperature,
+                             self.search_config)
+
+    def fork(self):
+        """A twin for one more concurrent game (the arena's ``batch_games``): its own
+        generator, the same network."""
+        twin = copy.copy(self)
+        twin.rng = np.random.default_rng(0)
+        return twin
+
+    def act_batch(self, forks: Sequence, states: Sequence) -> list[int]:
+        """``forks[i].act(states[i])`` for every ``i``, in one network batch."""
+        return choose_actions(states, self.evaluate, [fork.rng for fork in forks],
+                              self.simulations, self.temperature, self.search_config)

@@ -13,9 +13,7 @@ policy as its training run played it, or with a search on top.
 
 from __future__ import annotations
 
-import copy
 import json
-from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -25,7 +23,7 @@ import envs
 from envs.core import BoardGameEnv, wrap
 from models.features import make_encoder
 from models.views import ViewMaps, encode_batch
-from policies.acting import choose_action, choose_actions, pick_from_logits
+from policies.acting import NetworkActing, pick_from_logits
 from policies.metadata import (
     METADATA_KEY,
     SELF_CHECK_TOLERANCE,
@@ -160,7 +158,7 @@ class OnnxPolicy:
         return wrap(BoardGameEnv(self.game, self.encoder, draw, render_mode))
 
 
-class OnnxAgent:
+class OnnxAgent(NetworkActing):
     """``onnx:PATH`` as an agent: it plays as its training run's evaluation did (the file's
     ``policy`` metadata), unless options say otherwise: ``sims`` (or ``simulations``; 0 =
     from the network's policy, more = a noise-free search of that many simulations),
@@ -190,19 +188,3 @@ class OnnxAgent:
 
     def reset(self, game, player: int, seed: int) -> None:
         self.rng = np.random.default_rng(seed)
-
-    def act(self, state) -> int:
-        return choose_action(state, self.evaluate, self.rng, self.simulations, self.temperature,
-                             self.search_config)
-
-    def fork(self) -> OnnxAgent:
-        """A twin for one more concurrent game (the arena's ``batch_games``): its own
-        generator, the same session."""
-        twin = copy.copy(self)
-        twin.rng = np.random.default_rng(0)
-        return twin
-
-    def act_batch(self, forks: Sequence[OnnxAgent], states: Sequence) -> list[int]:
-        """``forks[i].act(states[i])`` for every ``i``, in one onnxruntime batch."""
-        return choose_actions(states, self.evaluate, [fork.rng for fork in forks],
-                              self.simulations, self.temperature, self.search_config)

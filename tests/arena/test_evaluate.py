@@ -139,8 +139,8 @@ def test_batched_games_are_the_games_played_one_at_a_time(nobles_checkpoint, sim
         policy = load_policy(nobles_checkpoint)
         policy.simulations, policy.temperature = simulations, temperature
         calls = []
-        evaluator = policy.evaluator
-        policy.evaluator = lambda states: calls.append(len(states)) or evaluator(states)
+        evaluate = policy.evaluate
+        policy.evaluate = lambda states: calls.append(len(states)) or evaluate(states)
         result = play_match({"name": "nobles"}, [PolicyAgent(policy), "heuristic"], 6, seed=3,
                             record=True, batch_games=batch_games)
         return [(g.index, g.seats, g.returns, g.record.actions) for g in result.games], calls
