@@ -35,10 +35,9 @@ from rich.console import Console
 from rich.table import Table
 
 import envs
-from models.config import from_mapping
 from models.evaluator import NetworkEvaluator, inference_module
 from models.features import make_encoder
-from models.nets import ModelConfig, action_layout, build_network
+from models.nets import action_layout, build_network, model_config
 from search.puct import SearchConfig, search
 
 DEFAULT_MODEL = Path(__file__).resolve().parents[1] / "configs" / "model" / "small.yaml"
@@ -162,7 +161,7 @@ def main() -> None:
     config = {} if args.game == "barricade" else {"num_players": args.players}
     game = envs.make_game({"name": args.game, **config})
     model = OmegaConf.to_container(OmegaConf.load(DEFAULT_MODEL))
-    model = from_mapping(ModelConfig, {k: v for k, v in model.items() if k != "name"}, "model")
+    model = model_config(model)
     encoder = make_encoder(game, () if args.no_features else model.features)
     net = build_network(encoder.shape, game.num_actions, game.num_players, model,
                         action_layout(encoder)).eval()

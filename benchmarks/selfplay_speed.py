@@ -46,13 +46,13 @@ def recipe_config(name: str, overrides: list[str]) -> dict:
 
 
 def measure(config: dict, games: int, seed: int) -> dict:
-    from models.nets import ModelConfig
+    from models.nets import model_config
     from search.puct import SearchConfig
     from training.rewards import RewardConfig
     from training.selfplay import SelfPlayConfig
 
     algo = config["algo"]
-    model = from_mapping(ModelConfig, {k: v for k, v in config["model"].items() if k != "name"})
+    model = model_config(config["model"])
     factory = SelfPlayFactory(config["env"], model, from_mapping(SearchConfig, algo["search"]),
                               from_mapping(SelfPlayConfig, algo["selfplay"]),
                               from_mapping(RewardConfig, algo["rewards"]))

@@ -8,10 +8,13 @@ relative seats (0 = the viewing player, 1 = the next in turn order, ...).
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import torch
 from torch import nn
+
+from models.config import from_mapping
 
 KINDS = ("auto", "conv", "mlp")
 POLICY_HEADS = ("auto", "flat", "spatial")
@@ -59,6 +62,12 @@ class ModelConfig:
         for field in ("channels", "blocks", "hidden", "policy_channels"):  # sizes
             if getattr(self, field) < (0 if field == "blocks" else 1):
                 raise ValueError(f"model {field} must be positive, got {getattr(self, field)}")
+
+
+def model_config(group: Mapping) -> ModelConfig:
+    """The ``model`` config group as a checked :class:`ModelConfig` (without the group's
+    ``name``, which only says which YAML file it came from)."""
+    return from_mapping(ModelConfig, {k: v for k, v in group.items() if k != "name"}, "model")
 
 
 class PointwiseConv(nn.Conv2d):

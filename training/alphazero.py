@@ -20,18 +20,15 @@ from dataclasses import dataclass, field
 from typing import Annotated
 
 import numpy as np
-import torch
 
 import envs
 from agents.policy import Policy
-from models.checkpoint import model_payload
 from models.config import from_mapping
 from models.features import make_encoder
 from models.nets import ModelConfig, action_layout, build_network
 from models.symmetry import augmenter, symmetries
 from search.puct import SearchConfig
 from training.checkpoint import numpy_rng_state, restore_numpy_rng
-from training.evaluation import EvalConfig
 from training.learner import Learner, LearnerConfig
 from training.logging import ProgressLine
 from training.pool import OpponentPool, PoolConfig
@@ -39,7 +36,7 @@ from training.replay import ReplayBuffer, Samples
 from training.rewards import Outcomes, RewardConfig
 from training.runner import RunnerConfig, make_runner
 from training.selfplay import GameRecord, Round, SelfPlay, SelfPlayConfig
-from training.trainer import CheckpointConfig
+from training.trainer import LoopConfig, NetworkAlgorithm
 from training.warmstart import WarmStartConfig, teacher_samples
 
 
@@ -50,10 +47,9 @@ class ReplayConfig:
 
 
 @dataclass(frozen=True)
-class AlphaZeroConfig:
+class AlphaZeroConfig(LoopConfig):
     name: str = "alphazero"
     iterations: Annotated[int, ">= 1"] | None = 30
-    time_limit_minutes: Annotated[float, "> 0"] | None = None
     console_every: Annotated[int, ">= 0"] = 1
     games_per_iteration: Annotated[int, ">= 1"] = 32
     search: SearchConfig = field(default_factory=SearchConfig)
@@ -63,15 +59,9 @@ class AlphaZeroConfig:
     rewards: RewardConfig = field(default_factory=RewardConfig)
     warm_start: WarmStartConfig = field(default_factory=WarmStartConfig)
     pool: PoolConfig = field(default_factory=PoolConfig)
-    eval: EvalConfig = field(default_factory=EvalConfig)
-    checkpoint: CheckpointConfig = field(default_factory=CheckpointConfig)
 
     def __post_init__(self):
-        if self.name != "alphazero":
-            raise ValueError(f"AlphaZeroConfig is for algo.name=alphazero, got {self.name!r}")
-        if self.iterations is None and self.time_limit_minutes is None:
-            raise ValueError("config algo.iterations and algo.time_limit_minutes are both null: "
-                             "give at least one limit")
+        super().__post_init__()
         if self.pool.baselines or self.pool.baseline_fraction:
             raise ValueError("algo.pool.baselines is PPO's: AlphaZero's pool holds past selves "
                              "only (selfplay.random_opponent_fraction gives a random seat)")
@@ -137,26 +127,15 @@ def selfplay_metrics(records: list[GameRecord], seconds: float) -> dict:
     }
 
 
-class AlphaZero:
+class AlphaZero(NetworkAlgorithm):
     """The training state of one AlphaZero run; :class:`training.trainer.Trainer` runs it."""
 
     name = "alphazero"
     Config = AlphaZeroConfig
 
     def __init__(self, config: dict):
-        self.config = config
-        self.algo = from_mapping(AlphaZeroConfig, config["algo"], "algo")
-        self.model_config = from_mapping(
-            ModelConfig, {k: v for k, v in config["model"].items() if k != "name"}, "model")
+        super().__init__(config)
         self.runner_config = from_mapping(RunnerConfig, config["runner"], "runner")
-        self.env_config = dict(config["env"])
-        self.seed = int(config["seed"])
-        self.game = envs.make_game(self.env_config)
-        self.encoder = make_encoder(self.game, self.model_config.features)
-        torch.manual_seed(self.seed)
-        self.net = build_network(self.encoder.shape, self.game.num_actions,
-                                 self.game.num_players, self.model_config,
-                                 action_layout(self.encoder))
         self.outcomes = Outcomes(self.game, self.algo.rewards)  # a bad config fails here
         augment = augmenter(symmetries(self.game, self.encoder)) if self.algo.learner.augment \
             else None
@@ -178,10 +157,6 @@ class AlphaZero:
         sims = self.algo.eval.simulations if simulations is None else simulations
         return Policy(self.env_config, self.game, self.net, sims, self.algo.search,
                       self.model_config.features, self.algo.eval.temperature)
-
-    def model(self) -> dict:
-        return model_payload(self.net, self.encoder, self.game.num_actions,
-                             self.game.num_players, self.model_config)
 
     def state_dict(self) -> dict:
         return {"learner": self.learner.state_dict(), "rng": numpy_rng_state(self.rng),

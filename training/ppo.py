@@ -24,14 +24,9 @@ from typing import Annotated
 import numpy as np
 import torch
 
-import envs
 from agents.policy import Policy
-from models.checkpoint import model_payload
 from models.config import from_mapping
-from models.features import make_encoder
-from models.nets import ModelConfig, action_layout, build_network
 from training.checkpoint import numpy_rng_state, restore_numpy_rng
-from training.evaluation import EvalConfig
 from training.learner import Learner, LearnerConfig, masked_log_policy
 from training.logging import ProgressLine
 from training.pool import OpponentPool, PoolConfig
@@ -40,7 +35,7 @@ from training.rewards import Outcomes, RewardConfig
 from training.rollout import Batch, Episode, Rollout, RolloutConfig
 from training.runner import RunnerConfig
 from training.shaping import Potential, ShapingConfig
-from training.trainer import CheckpointConfig
+from training.trainer import LoopConfig, NetworkAlgorithm
 from training.warmstart import WarmStartConfig, teacher_samples
 
 
@@ -77,10 +72,9 @@ class OptimConfig:
 
 
 @dataclass(frozen=True)
-class PPOConfig:
+class PPOConfig(LoopConfig):
     name: str = "ppo"
     iterations: Annotated[int, ">= 1"] | None = 100
-    time_limit_minutes: Annotated[float, "> 0"] | None = None
     console_every: Annotated[int, ">= 0"] = 10
     rollout: RolloutConfig = field(default_factory=RolloutConfig)
     loss: LossConfig = field(default_factory=LossConfig)
@@ -89,15 +83,9 @@ class PPOConfig:
     shaping: ShapingConfig = field(default_factory=ShapingConfig)
     warm_start: WarmStartConfig = field(default_factory=WarmStartConfig)
     pool: PoolConfig = field(default_factory=PoolConfig)
-    eval: EvalConfig = field(default_factory=EvalConfig)
-    checkpoint: CheckpointConfig = field(default_factory=CheckpointConfig)
 
     def __post_init__(self):
-        if self.name != "ppo":
-            raise ValueError(f"PPOConfig is for algo.name=ppo, got {self.name!r}")
-        if self.iterations is None and self.time_limit_minutes is None:
-            raise ValueError("config algo.iterations and algo.time_limit_minutes are both null: "
-                             "give at least one limit")
+        super().__post_init__()
         if self.warm_start.student_games:
             raise ValueError("algo.warm_start.student_games: PPO's warm start has no student "
                              "round (AlphaZero's does); set it to 0")
@@ -169,28 +157,19 @@ def episode_metrics(episodes: list[Episode]) -> dict:
     return out
 
 
-class PPO:
+class PPO(NetworkAlgorithm):
     """The training state of one PPO run; :class:`training.trainer.Trainer` runs it."""
 
     name = "ppo"
     Config = PPOConfig
 
     def __init__(self, config: dict):
-        self.config = config
-        self.algo = from_mapping(PPOConfig, config["algo"], "algo")
-        self.model_config = from_mapping(
-            ModelConfig, {k: v for k, v in config["model"].items() if k != "name"}, "model")
         runner = from_mapping(RunnerConfig, config["runner"], "runner")
         if runner.name != "local":  # a silently local run would not be what was asked for
             raise ValueError(f"runner={runner.name} distributes AlphaZero's self-play; PPO's "
                              "rollouts run in the training process: use runner=local")
         torch.set_num_threads(runner.torch_threads)
-        self.env_config = dict(config["env"])
-        self.seed = int(config["seed"])
-        self.game = envs.make_game(self.env_config)
-        self.encoder = make_encoder(self.game, self.model_config.features)
-        torch.manual_seed(self.seed)
-        self.net = self.make_net()
+        super().__init__(config)
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=self.algo.optim.lr, eps=1e-5)
         self.pool = OpponentPool(self.algo.pool)
         self.rng = np.random.default_rng([self.seed, 3])  # minibatch order
@@ -202,20 +181,12 @@ class PPO:
         self.counters = {"iteration": 0, "agent_steps": 0, "learner_steps": 0, "episodes": 0,
                          "seconds": 0.0, "started": False}
 
-    def make_net(self) -> torch.nn.Module:
-        return build_network(self.encoder.shape, self.game.num_actions, self.game.num_players,
-                             self.model_config, action_layout(self.encoder))
-
     # -- what a checkpoint holds -----------------------------------------------------------
 
     def policy(self) -> Policy:
         return Policy(self.env_config, self.game, self.net, self.algo.eval.simulations,
                       features=self.model_config.features,
                       temperature=self.algo.eval.temperature)
-
-    def model(self) -> dict:
-        return model_payload(self.net, self.encoder, self.game.num_actions,
-                             self.game.num_players, self.model_config)
 
     def state_dict(self) -> dict:
         return {"optimizer": self.optimizer.state_dict(), "pool": self.pool.state_dict(),

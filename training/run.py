@@ -124,7 +124,7 @@ def check_config(cfg: DictConfig) -> None:
     """Every user-facing key of a training config, checked before any work: ``ValueError`` with
     one line naming the key, the value and what is allowed."""
     from models.config import check_value, from_mapping
-    from models.nets import ModelConfig
+    from models.nets import model_config
     from training.runner import RunnerConfig
 
     plain = OmegaConf.to_container(cfg, resolve=False)
@@ -133,8 +133,7 @@ def check_config(cfg: DictConfig) -> None:
     config = OmegaConf.to_container(OmegaConf.create(plain), resolve=True)
     check_value(config.get("seed"), int, "seed")
     from_mapping(algorithm_class(config).Config, config["algo"], "algo")
-    from_mapping(ModelConfig, {k: v for k, v in config["model"].items() if k != "name"},
-                 "model")
+    model_config(config["model"])
     from_mapping(RunnerConfig, config["runner"], "runner")
     envs.make_game(config["env"])
     if config["logger"].get("mode") not in LOGGER_MODES:

@@ -17,6 +17,7 @@ at once (nothing to keep, or the checkpoint is already written). A second Ctrl-C
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import signal
@@ -31,8 +32,12 @@ from typing import Annotated, Any, Protocol
 import numpy as np
 import torch
 
+import envs
 from arena.media import best_effort
-from models.checkpoint import git_commit
+from models.checkpoint import git_commit, model_payload
+from models.config import from_mapping
+from models.features import make_encoder
+from models.nets import action_layout, build_network, model_config
 from training.checkpoint import (
     load_replay,
     remove_stale_temporaries,
@@ -42,6 +47,7 @@ from training.checkpoint import (
 )
 from training.curve import write_learning_curve
 from training.evaluation import (
+    EvalConfig,
     anchor_ratings,
     evaluate,
     match_games,
@@ -58,6 +64,28 @@ INTERRUPTED_EXIT_CODE = 130
 @dataclass(frozen=True)
 class CheckpointConfig:
     every: Annotated[int, ">= 1"] = 5
+
+
+@dataclass(frozen=True)
+class LoopConfig:
+    """What this loop reads of every algorithm's ``algo`` config: its name, the limits, the
+    console, evaluation and checkpoint cadences. An algorithm's config extends it, giving
+    ``name``, ``iterations`` and ``console_every`` its own defaults."""
+
+    name: str
+    iterations: Annotated[int, ">= 1"] | None
+    console_every: Annotated[int, ">= 0"]
+    time_limit_minutes: Annotated[float, "> 0"] | None = None
+    eval: EvalConfig = field(default_factory=EvalConfig)
+    checkpoint: CheckpointConfig = field(default_factory=CheckpointConfig)
+
+    def __post_init__(self):
+        name = next(f.default for f in dataclasses.fields(self) if f.name == "name")
+        if self.name != name:
+            raise ValueError(f"{type(self).__name__} is for algo.name={name}, got {self.name!r}")
+        if self.iterations is None and self.time_limit_minutes is None:
+            raise ValueError("config algo.iterations and algo.time_limit_minutes are both null: "
+                             "give at least one limit")
 
 
 @dataclass
@@ -92,6 +120,36 @@ class Algorithm(Protocol):
     def load_replay_state(self, state: dict) -> None: ...
     def sample_game(self) -> list[int] | None: ...  # actions of a recent game, for a GIF
     def close(self) -> None: ...
+
+
+class NetworkAlgorithm:
+    """What the algorithms here start from: the run's config read into the typed ``algo``
+    (the subclass's ``Config``) and ``model_config``, the game and its encoder, and the network,
+    its initial weights drawn from the run's seed; ``model()`` is the network's part of a
+    checkpoint. A subclass adds its own state and the rest of :class:`Algorithm`."""
+
+    name: str
+    Config: type
+
+    def __init__(self, config: dict):
+        self.config = config
+        self.algo = from_mapping(self.Config, config["algo"], "algo")
+        self.model_config = model_config(config["model"])
+        self.env_config = dict(config["env"])
+        self.seed = int(config["seed"])
+        self.game = envs.make_game(self.env_config)
+        self.encoder = make_encoder(self.game, self.model_config.features)
+        torch.manual_seed(self.seed)
+        self.net = self.make_net()
+
+    def make_net(self) -> torch.nn.Module:
+        """A network of the run's shape (fresh weights)."""
+        return build_network(self.encoder.shape, self.game.num_actions, self.game.num_players,
+                             self.model_config, action_layout(self.encoder))
+
+    def model(self) -> dict:
+        return model_payload(self.net, self.encoder, self.game.num_actions,
+                             self.game.num_players, self.model_config)
 
 
 class Interrupted(Exception):
