@@ -35,7 +35,7 @@ from training.pool import OpponentPool, PoolConfig
 from training.replay import ReplayBuffer, Samples
 from training.rewards import Outcomes, RewardConfig
 from training.runner import RunnerConfig, make_runner
-from training.selfplay import GameRecord, Round, SelfPlay, SelfPlayConfig
+from training.selfplay import Round, SelfPlay, SelfPlayConfig, SelfPlayGame
 from training.trainer import LoopConfig, NetworkAlgorithm
 from training.warmstart import WarmStartConfig, teacher_samples
 
@@ -94,13 +94,13 @@ def game_seed(run_seed: int, index: int) -> int:
     return int(np.random.SeedSequence([run_seed, 2, index]).generate_state(1)[0])
 
 
-def past_self_score(record: GameRecord) -> float:
+def past_self_score(record: SelfPlayGame) -> float:
     """The current network's score in a game against its past self: 1 won, 1/2 neither, 0 lost
     (the pool's scores are the past self's: 1 minus this)."""
     return 0.5 + 0.5 * float(np.sign(record.outcome[record.network_seat]))
 
 
-def selfplay_metrics(records: list[GameRecord], seconds: float) -> dict:
+def selfplay_metrics(records: list[SelfPlayGame], seconds: float) -> dict:
     moves = np.array([r.moves for r in records])
     decided = [r for r in records if not r.cut and not r.truncated]
     vs_random = [r for r in records if r.random_seat is not None]
@@ -149,7 +149,7 @@ class AlphaZero(NetworkAlgorithm):
         self.runner = make_runner(self.runner_config, SelfPlayFactory(
             self.env_config, self.model_config, self.algo.search, self.algo.selfplay,
             self.algo.rewards))
-        self.last_records: list[GameRecord] = []
+        self.last_records: list[SelfPlayGame] = []
 
     # -- what a checkpoint holds -----------------------------------------------------------
 

@@ -25,7 +25,10 @@ from training.logging import ProgressLine
 
 
 @dataclass(frozen=True)
-class EvalConfig:
+class TrainingEvalConfig:
+    """``algo.eval``: the evaluations during and after a training run (``evaluate.py``'s own
+    config is :class:`arena.evaluation.EvalConfig`)."""
+
     enabled: bool = True
     every: int = 5
     games: int = 20
@@ -123,7 +126,7 @@ def _pairwise(names: Sequence[str], matches: dict) -> tuple[np.ndarray, np.ndarr
     return scores, games
 
 
-def anchor_ratings(env_config: dict, config: EvalConfig, known: dict,
+def anchor_ratings(env_config: dict, config: TrainingEvalConfig, known: dict,
                    say: Callable[[str], None] = print) -> dict[str, float]:
     """The Elo rating of every anchor (``config.opponents``): those of ``config.anchor_ratings``
     as given, then those in ``known`` (measured earlier in the run) as they were; the rest

@@ -93,8 +93,9 @@ class Round:
 
 
 @dataclass
-class GameRecord:
-    """One finished self-play game: its training samples and what is needed to replay it."""
+class SelfPlayGame:
+    """One finished self-play game: its training samples, its outcome and statistics, and its
+    actions to replay it (an arena game's record is :class:`arena.records.GameRecord`)."""
 
     seed: int
     samples: Samples
@@ -192,10 +193,10 @@ class SelfPlay:
             self.past_evaluator = NetworkEvaluator(self.past_net, self.encoder,
                                                    self.game.num_players)
 
-    def play(self, seeds: list[int]) -> list[GameRecord]:
+    def play(self, seeds: list[int]) -> list[SelfPlayGame]:
         pending = deque(seeds)
         active: list[_Game] = []
-        records: dict[int, GameRecord] = {}
+        records: dict[int, SelfPlayGame] = {}
         past_self = self.past_evaluator is not None
         while pending or active:
             while pending and len(active) < self.config.concurrent_games:
@@ -284,7 +285,7 @@ class SelfPlay:
                                                       side="right")])
         return int(result.actions[int(np.argmax(visits))])
 
-    def _finish(self, g: _Game, cut: bool) -> GameRecord:
+    def _finish(self, g: _Game, cut: bool) -> SelfPlayGame:
         outcome = self.outcomes(g.state)
         maps = self.evaluator.maps
         if not g.players:  # only the random seat or the past self moved
@@ -301,7 +302,7 @@ class SelfPlay:
                                for v, p in zip(targets, g.players, strict=True)])
             samples = Samples(np.stack(g.obs), np.stack(g.masks), np.stack(g.policies),
                               values.astype(np.float32))
-        return GameRecord(seed=g.seed, samples=samples, outcome=outcome, moves=g.moves,
+        return SelfPlayGame(seed=g.seed, samples=samples, outcome=outcome, moves=g.moves,
                           cut=cut and not g.state.is_terminal(), random_seat=g.random_seat,
                           truncated=g.state.is_terminal() and g.state.is_truncated(),
                           actions=g.actions, simulations=g.simulations,

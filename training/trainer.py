@@ -47,7 +47,7 @@ from training.checkpoint import (
 )
 from training.curve import write_learning_curve
 from training.evaluation import (
-    EvalConfig,
+    TrainingEvalConfig,
     anchor_ratings,
     evaluate,
     match_games,
@@ -76,7 +76,7 @@ class LoopConfig:
     iterations: Annotated[int, ">= 1"] | None
     console_every: Annotated[int, ">= 0"]
     time_limit_minutes: Annotated[float, "> 0"] | None = None
-    eval: EvalConfig = field(default_factory=EvalConfig)
+    eval: TrainingEvalConfig = field(default_factory=TrainingEvalConfig)
     checkpoint: CheckpointConfig = field(default_factory=CheckpointConfig)
 
     def __post_init__(self):

@@ -18,7 +18,7 @@ from models.checkpoint import CheckpointError, load_checkpoint
 from models.nets import ModelConfig, action_layout, build_network
 from search.puct import SearchConfig
 from training.checkpoint import load_replay, replay_path, save_checkpoint
-from training.evaluation import EvalConfig
+from training.evaluation import TrainingEvalConfig
 from training.learner import Learner, LearnerConfig
 from training.replay import ReplayBuffer, Samples
 from training.rewards import Outcomes, RewardConfig
@@ -534,4 +534,4 @@ def test_policy_temperature_samples_legal_actions_reproducibly_and_zero_is_greed
     assert sampled == plays(1.0, 1) and sampled != plays(1.0, 2)
     assert set(plays(1e-6, 3)) == set(greedy)  # a low temperature approaches the argmax
     with pytest.raises(ValueError, match="eval.temperature"):
-        EvalConfig(temperature=-1.0)
+        TrainingEvalConfig(temperature=-1.0)
