@@ -19,22 +19,20 @@ import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 
-from arena.evaluation import EvalConfig, check_agents, lineups, log_to_wandb, run_evaluation
+from arena.evaluation import EvalConfig, build_agents, log_to_wandb, run_evaluation
 from training.logging import console_copied_to
 
 
-def prepare(cfg: DictConfig) -> tuple[dict, EvalConfig]:
-    """The env config and the typed evaluation config, with every agent built once and the
-    schedule checked; bad input raises ``ValueError``/``TypeError``/``FileNotFoundError`` with
-    a one-line message."""
+def prepare(cfg: DictConfig) -> tuple[dict, EvalConfig, dict[str, list]]:
+    """The env config, the typed evaluation config and every agent, built once for the whole
+    run (:func:`arena.evaluation.build_agents`, which also checks the schedule); bad input
+    raises ``ValueError``/``TypeError``/``FileNotFoundError`` with a one-line message."""
     values = {key: OmegaConf.to_container(value, resolve=True)
               if OmegaConf.is_config(value) else value
               for key, value in cfg.items() if key not in ("logger", "hydra")}
     env_config = values.pop("env")
     config = EvalConfig.from_dict(values)
-    game = check_agents(env_config, config.agents, config.agent_options)
-    lineups(config, game.num_players)
-    return env_config, config
+    return env_config, config, build_agents(env_config, config)
 
 
 def check_config(cfg: DictConfig) -> None:
@@ -45,7 +43,7 @@ def check_config(cfg: DictConfig) -> None:
 @hydra.main(version_base=None, config_path="configs", config_name="evaluate")
 def main(cfg: DictConfig) -> None:
     try:
-        env_config, config = prepare(cfg)
+        env_config, config, agents = prepare(cfg)
     except (ValueError, TypeError, FileNotFoundError) as error:
         sys.exit(f"error: {error}")
     out_dir = Path(HydraConfig.get().runtime.output_dir)
@@ -55,7 +53,7 @@ def main(cfg: DictConfig) -> None:
     signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     with console_copied_to(out_dir / "evaluate.log"):
-        evaluation = run_evaluation(env_config, config, out_dir)
+        evaluation = run_evaluation(env_config, config, out_dir, agents=agents)
     run_config = OmegaConf.to_container(cfg, resolve=True)
     if evaluation.matches:
         log_to_wandb(run_config["logger"], run_config, evaluation)

@@ -104,13 +104,33 @@ def lineups(config: EvalConfig, num_players: int) -> list[list[str]]:
     return [list(c) for c in itertools.combinations(config.agents, num_players)]
 
 
-def check_agents(env_config: dict, specs: Sequence[str], agent_options: dict):
-    """Build every agent once before any game: bad names, options, missing checkpoints and
-    checkpoints of another game fail here, with their one-line error. Returns the game."""
+def build_agents(env_config: dict, config: EvalConfig) -> dict[str, list]:
+    """Every agent of the evaluation, built once before any game and then played in each of
+    its lineups: ``agents[spec][k]`` sits in the ``k``-th seat that ``spec`` holds in a lineup
+    (``versus`` seats its opponent several times, each seat its own instance). Bad names,
+    options, missing checkpoints, checkpoints of another game and a schedule the game cannot
+    hold fail here, with their one-line error."""
     game = envs.make_game(env_config)
-    for spec in specs:
-        make_agent(spec, game, **options_for(spec, agent_options))
-    return game
+
+    def build(spec: str):
+        return make_agent(spec, game, **options_for(spec, config.agent_options))
+
+    versus = [config.opponent] if config.schedule == "versus" else []
+    agents = {spec: [build(spec)] for spec in dict.fromkeys([*config.agents, *versus])}
+    for lineup in lineups(config, game.num_players):
+        for spec in dict.fromkeys(lineup):
+            agents[spec] += [build(spec) for _ in range(lineup.count(spec) - len(agents[spec]))]
+    return agents
+
+
+def lineup_agents(lineup: Sequence[str], agents: dict[str, list]) -> list:
+    """The built agents that play ``lineup``, one per seat (see :func:`build_agents`)."""
+    taken: dict[str, int] = {}
+    seated = []
+    for spec in lineup:
+        seated.append(agents[spec][taken.get(spec, 0)])
+        taken[spec] = taken.get(spec, 0) + 1
+    return seated
 
 
 @dataclass
@@ -133,12 +153,16 @@ def set_torch_threads(threads: int) -> None:
 
 
 def run_evaluation(env_config: dict, config: EvalConfig, out_dir: Path,
-                   console: Console | None = None) -> Evaluation:
+                   console: Console | None = None,
+                   agents: dict[str, list] | None = None) -> Evaluation:
+    """Play every lineup of ``config`` and write the outputs. ``agents``: those of
+    :func:`build_agents` (``evaluate.py`` builds them while checking its config); built here
+    when not given."""
     console = console or Console(width=None if sys.stdout.isatty() else 120)
+    if agents is None:
+        agents = build_agents(env_config, config)
     set_torch_threads(config.torch_threads)
-    specs = sorted(set(config.agents) | ({config.opponent} if config.schedule == "versus"
-                                         else set()))
-    game = check_agents(env_config, specs, config.agent_options)
+    game = envs.make_game(env_config)
     n = game.num_players
     games = math.ceil(config.games / n) * n
     if games != config.games:
@@ -170,7 +194,8 @@ def run_evaluation(env_config: dict, config: EvalConfig, out_dir: Path,
                 result = play_match(env_config, lineup, games, config.seed, config.workers,
                                     config.agent_options, record=config.save_records
                                     or bool(config.gif_games), progress=advance,
-                                    batch_games=config.batch_games)
+                                    batch_games=config.batch_games,
+                                    agents=lineup_agents(lineup, agents))
                 matches.append(result)
                 progress.console.print(results_table(result, labels=labels))
     except KeyboardInterrupt:

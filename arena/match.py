@@ -282,9 +282,12 @@ def _play_task(task: _Task) -> GameResult:
 def play_match(env_config: dict, agent_specs: Sequence, num_games: int, seed: int,
                workers: int = 1, agent_options: dict | None = None, record: bool = False,
                progress: Callable[[GameResult], None] | None = None,
-               batch_games: int = 1) -> MatchResult:
+               batch_games: int = 1, agents: Sequence | None = None) -> MatchResult:
     """Play ``num_games`` games of the ``env_config`` game between the lineup ``agent_specs``
     (one per seat: spec strings, or ``Agent`` instances when ``workers == 1``), seats rotated.
+    ``agents``: the lineup's agents built already from its spec strings (a distinct instance
+    per seat), played instead of new ones (an evaluation builds each agent once for all its
+    lineups); the specs still name them, and worker processes build their own.
 
     ``agent_options`` maps an agent name (``"mcts"``) or a whole spec to keyword options.
     With ``batch_games`` > 1 (and ``workers == 1``) that many games are played at once and
@@ -308,9 +311,9 @@ def play_match(env_config: dict, agent_specs: Sequence, num_games: int, seed: in
                          "to play in worker processes")
     games: list[GameResult] = []
     if workers == 1:
-        agents = [spec if not isinstance(spec, str)
-                  else make_agent(spec, game, **options_for(spec, agent_options))
-                  for spec in agent_specs]
+        agents = agents or [spec if not isinstance(spec, str)
+                            else make_agent(spec, game, **options_for(spec, agent_options))
+                            for spec in agent_specs]
         n = len(agents)
         if batch_games > 1 and can_batch(agent_specs, agents):
             games = play_games_batched(game, agent_specs, agents, names, range(num_games), seed,
@@ -324,8 +327,9 @@ def play_match(env_config: dict, agent_specs: Sequence, num_games: int, seed: in
                 if progress:
                     progress(result)
     else:
-        for spec in agent_specs:  # fail here, with one clear error, not inside a worker
-            make_agent(spec, game, **options_for(spec, agent_options))
+        if agents is None:  # fail here, with one clear error, not inside a worker
+            for spec in agent_specs:
+                make_agent(spec, game, **options_for(spec, agent_options))
         tasks = [_Task(dict(env_config), tuple(agent_specs), agent_options, index, seed, record)
                  for index in range(num_games)]
         context = multiprocessing.get_context("spawn")
