@@ -17,6 +17,8 @@ from __future__ import annotations
 import multiprocessing
 import signal
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Annotated, Protocol
 
@@ -35,11 +37,11 @@ class RunnerConfig:
     name: str = "local"
     workers: int = 2
     torch_threads: int = 1
+    max_restarts: Annotated[int, ">= 0"] = 10  # processes and ray: dead workers replaced
     # runner=ray only (configs/runner/ray.yaml says what each does)
     address: str | None = None
     cpus_per_worker: Annotated[float, "> 0"] = 1.0
     games_per_task: Annotated[int, ">= 1"] | None = None
-    max_restarts: Annotated[int, ">= 0"] = 10
     ship_code: bool = True
 
     def __post_init__(self):
@@ -53,7 +55,7 @@ class RunnerConfig:
 
 
 class LocalRunner:
-    restarts = 0  # workers replaced after dying (only the ray runner replaces any)
+    restarts = 0  # workers replaced after dying: none here, a dead local worker is the run
 
     def __init__(self, make_worker: Callable[[], Worker]):
         self.worker = make_worker()
@@ -78,21 +80,29 @@ def _init_worker(make_worker: Callable[[], Worker], torch_threads: int) -> None:
     _WORKER = make_worker()
 
 
-def _play_chunk(task: tuple[object, list[int]]) -> list:
-    selfplay_round, seeds = task
+def _play_chunk(selfplay_round, seeds: list[int]) -> list:
     _WORKER.start_round(selfplay_round)
     return _WORKER.play(seeds)
 
 
 class ProcessRunner:
-    restarts = 0
+    """Self-play in a pool of worker processes. A worker that dies (killed, or a SIGTERM sent to
+    the run's whole process group, as job schedulers do) breaks the pool: a new pool replaces it
+    and the chunks of seeds that had not come back are played again, so the iteration ends with
+    every game complete and the records the same as if nothing had happened."""
 
-    def __init__(self, make_worker: Callable[[], Worker], workers: int, torch_threads: int):
-        context = multiprocessing.get_context("spawn")
-        self.workers = workers
-        self.pool = context.Pool(workers, initializer=_init_worker,
-                                 initargs=(make_worker, torch_threads))
+    def __init__(self, make_worker: Callable[[], Worker], workers: int, torch_threads: int,
+                 max_restarts: int):
+        self.make_worker, self.workers, self.torch_threads = make_worker, workers, torch_threads
+        self.max_restarts = max_restarts
+        self.restarts = 0
         self.round = None
+        self.pool = self._new_pool()
+
+    def _new_pool(self) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=_init_worker,
+                                   initargs=(self.make_worker, self.torch_threads))
 
     def start_round(self, selfplay_round) -> None:
         self.round = selfplay_round
@@ -101,14 +111,35 @@ class ProcessRunner:
         seeds = list(seeds)
         size = -(-len(seeds) // self.workers)
         chunks = [seeds[i:i + size] for i in range(0, len(seeds), size)]
-        records = []
-        for part in self.pool.map(_play_chunk, [(self.round, c) for c in chunks]):
-            records.extend(part)
-        return records
+        results: dict[int, list] = {}
+        while len(results) < len(chunks):
+            futures = {}
+            try:  # a pool broken while idle (between iterations) fails already at submit
+                for index in range(len(chunks)):
+                    if index not in results:
+                        futures[index] = self.pool.submit(_play_chunk, self.round, chunks[index])
+                for index, future in futures.items():
+                    results[index] = future.result()
+            except BrokenProcessPool:
+                for index, future in futures.items():  # keep what finished before the break
+                    if future.done() and future.exception() is None:
+                        results[index] = future.result()
+                self._replace_pool(len(chunks) - len(results))
+        return [record for index in range(len(chunks)) for record in results[index]]
+
+    def _replace_pool(self, lost_chunks: int) -> None:
+        self.pool.shutdown(wait=True)
+        if self.restarts >= self.max_restarts:
+            raise RuntimeError(f"self-play workers died {self.restarts + 1} times; "
+                               f"runner.max_restarts={self.max_restarts} reached")
+        self.restarts += 1
+        print(f"a self-play worker died: new worker processes replay {lost_chunks} unfinished "
+              f"chunk(s) of this iteration's games (restart {self.restarts}/{self.max_restarts})",
+              flush=True)
+        self.pool = self._new_pool()
 
     def close(self) -> None:
-        self.pool.close()
-        self.pool.join()
+        self.pool.shutdown(wait=True)
 
 
 def make_runner(config: RunnerConfig, make_worker: Callable[[], Worker]):
@@ -119,4 +150,4 @@ def make_runner(config: RunnerConfig, make_worker: Callable[[], Worker]):
         from training.ray_runner import RayRunner
 
         return RayRunner(make_worker, config)
-    return ProcessRunner(make_worker, config.workers, config.torch_threads)
+    return ProcessRunner(make_worker, config.workers, config.torch_threads, config.max_restarts)

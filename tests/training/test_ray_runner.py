@@ -2,14 +2,15 @@
 dead actors replaced with their games replayed. One Ray for the module (starting one takes
 seconds)."""
 
-import os
-import sys
+from functools import partial
 from pathlib import Path
 
+import dying_worker
 import numpy as np
 import pytest
 import ray
 import torch
+from dying_worker import DyingWorker
 from hydra import compose, initialize_config_dir
 
 from models.checkpoint import load_checkpoint
@@ -37,7 +38,7 @@ TINY_RUN = [
     "algo.checkpoint.every=1", "algo.warm_start.games=0", "algo.time_limit_minutes=null",
 ]
 
-ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])  # DyingWorker, to the actors
+ray.cloudpickle.register_pickle_by_value(dying_worker)  # to the actors, which lack tests/
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -78,26 +79,9 @@ def test_ray_actors_play_the_local_runners_games_and_follow_new_weights():
         runner.close()
 
 
-class DyingWorker:
-    """A self-play worker whose process dies in the middle of ``seed``'s task, once."""
-
-    def __init__(self, marker: str, seed: int):
-        self.marker, self.seed = marker, seed
-        self.worker = FACTORY()
-
-    def start_round(self, selfplay_round):
-        self.worker.start_round(selfplay_round)
-
-    def play(self, seeds):
-        if self.seed in seeds and not os.path.exists(self.marker):
-            open(self.marker, "w").close()
-            os._exit(1)  # as a killed process: no exception, no reply
-        return self.worker.play(seeds)
-
-
 def test_an_actor_dying_mid_task_is_replaced_and_its_games_replayed(tmp_path):
     lines = []
-    runner = RayRunner(lambda: DyingWorker(str(tmp_path / "died"), SEEDS[1]), RAY,
+    runner = RayRunner(partial(DyingWorker, FACTORY, str(tmp_path / "died"), SEEDS[1]), RAY,
                        say=lines.append)
     try:
         weights = random_weights(0)

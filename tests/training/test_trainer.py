@@ -119,8 +119,8 @@ def test_time_only_runs_anneal_by_time(tmp_path):
     assert progress(Limits, {"iteration": 50, "seconds": 60.0}) == 0.5
 
 
-def interrupted_run(tmp_path, args, wait_for: str):
-    """``python train.py args`` sent SIGINT once ``wait_for`` appears on its output, to its
+def interrupted_run(tmp_path, args, wait_for: str, signum=signal.SIGINT):
+    """``python train.py args`` sent ``signum`` once ``wait_for`` appears on its output, to its
     whole process group, as a terminal's Ctrl-C is (the workers get it too)."""
     process = subprocess.Popen([sys.executable, "train.py", *args], cwd=ROOT, text=True,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -130,7 +130,7 @@ def interrupted_run(tmp_path, args, wait_for: str):
     for line in process.stdout:
         lines.append(line)
         if wait_for in line:
-            os.killpg(process.pid, signal.SIGINT)
+            os.killpg(process.pid, signum)
             break
         assert time.monotonic() < deadline, "".join(lines)
     out, err = process.communicate(timeout=240)
@@ -162,6 +162,17 @@ def test_ctrl_c_writes_a_checkpoint_that_resumes_exactly(tmp_path):
     b = load_checkpoint(tmp_path / "c" / "checkpoints" / "last.pt")["model"]["weights"]
     for key, value in a.items():
         torch.testing.assert_close(value, b[key], rtol=0, atol=0)
+
+
+def test_sigterm_to_the_process_group_replaces_the_workers_and_saves(tmp_path):
+    """A job scheduler's SIGTERM reaches the workers too, which die of it: new ones replay the
+    iteration's games, and the run stops with a checkpoint as on Ctrl-C."""
+    code, out, err = interrupted_run(tmp_path, [*CLI, f"hydra.run.dir={tmp_path / 'a'}"],
+                                     wait_for="iter 1/50", signum=signal.SIGTERM)
+    assert code == 130, err
+    assert "a self-play worker died" in out and "Traceback" not in err, out + err
+    checkpoint = load_checkpoint(tmp_path / "a" / "checkpoints" / "last.pt")
+    assert 2 <= checkpoint["counters"]["iteration"] < 50
 
 
 def test_ctrl_c_in_the_warm_start_says_that_nothing_was_saved(tmp_path):

@@ -2,12 +2,14 @@
 self-play determinism, the learner, and in-process runs that train, checkpoint, resume and
 evaluate."""
 
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 from blockade_positions import with_walls
+from dying_worker import DyingWorker
 from hydra import compose, initialize_config_dir
 from tiny_games import RaceEncoder, RaceGame
 
@@ -393,6 +395,34 @@ def test_process_runner_returns_the_same_records_as_the_local_one():
         runner.close()
     for a, b in zip(records["local"], records["processes"], strict=True):
         assert a.seed == b.seed and a.actions == b.actions
+        np.testing.assert_allclose(a.samples.policy, b.samples.policy, atol=1e-6)
+
+
+def test_a_dead_worker_process_is_replaced_and_its_games_replayed(tmp_path, capsys):
+    from training.alphazero import SelfPlayFactory
+    from training.runner import ProcessRunner, RunnerConfig, make_runner
+
+    factory = SelfPlayFactory({"name": "blockade", "rows": 8, "cols": 8, "max_turns": 20},
+                              ModelConfig(channels=4, blocks=1, hidden=8),
+                              SearchConfig(simulations=4), SelfPlayConfig(max_moves=12),
+                              RewardConfig())
+    torch.manual_seed(0)
+    weights = factory().net.state_dict()
+    seeds = [5, 6, 7, 8]
+    local = make_runner(RunnerConfig(name="local"), factory)
+    local.start_round(Round(weights))
+    expected = local.play(seeds)
+    runner = ProcessRunner(partial(DyingWorker, factory, str(tmp_path / "died"), 7), workers=2,
+                           torch_threads=1, max_restarts=1)
+    try:
+        runner.start_round(Round(weights))
+        records = runner.play(seeds)
+    finally:
+        runner.close()
+    assert runner.restarts == 1 and "a self-play worker died" in capsys.readouterr().out
+    assert [r.seed for r in records] == seeds  # every game once, in seed order
+    for a, b in zip(records, expected, strict=True):
+        assert a.actions == b.actions
         np.testing.assert_allclose(a.samples.policy, b.samples.policy, atol=1e-6)
 
 
