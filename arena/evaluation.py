@@ -35,6 +35,7 @@ from arena.match import (
 from arena.media import best_effort
 from arena.records import render_gif, save_records
 from arena.report import (
+    ProgressLine,
     legend,
     ratings_table,
     results_table,
@@ -45,6 +46,8 @@ from arena.report import (
 )
 
 SCHEDULES = ("round_robin", "versus")
+LOG_EVERY_S = 30.0
+"""Seconds between progress lines when the output is not a terminal."""
 
 
 @dataclass
@@ -183,10 +186,15 @@ def run_evaluation(env_config: dict, config: EvalConfig, out_dir: Path,
     try:
         with Progress(*columns, console=console) as progress:
             task = progress.add_task("games", total=games * len(schedule))
+            # Rich draws no live bar where the output is a file (nohup, a job's log): lines then
+            lines = (None if console.is_terminal else
+                     ProgressLine("evaluation", games * len(schedule), every_s=LOG_EVERY_S))
 
             def advance(game_result) -> None:
                 finished.append(game_result)
                 progress.advance(task)
+                if lines:
+                    lines()
 
             for lineup in schedule:
                 progress.update(task, description=" vs ".join(labels[a] for a in lineup))

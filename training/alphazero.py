@@ -23,6 +23,7 @@ import numpy as np
 
 import envs
 from agents.policy import Policy
+from arena.report import ProgressLine
 from models.config import from_mapping
 from models.features import make_encoder
 from models.nets import ModelConfig, action_layout, build_network
@@ -30,7 +31,6 @@ from models.symmetry import augmenter, symmetries
 from search.puct import SearchConfig
 from training.checkpoint import numpy_rng_state, restore_numpy_rng
 from training.learner import Learner, LearnerConfig
-from training.logging import ProgressLine
 from training.pool import OpponentPool, PoolConfig
 from training.replay import ReplayBuffer, Samples
 from training.rewards import Outcomes, RewardConfig

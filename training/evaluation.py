@@ -6,9 +6,7 @@ whole run (``eval.anchor_ratings``, the others measured once from games between 
 and the trained agent's Bradley-Terry rating against them (:func:`arena.stats.anchored_ratings`)
 is comparable from one evaluation to the next.
 
-Algorithm-agnostic: it takes a :class:`agents.policy.Policy`. With ``enabled: false`` no
-evaluation runs (and the arena is not needed); with ``enabled: true`` a missing arena package is
-an error, never a silent skip.
+Algorithm-agnostic: it takes a :class:`agents.policy.Policy`.
 """
 
 from __future__ import annotations
@@ -21,7 +19,9 @@ from rich.console import Console
 
 import envs
 from agents.checkpoint import PolicyAgent
-from training.logging import ProgressLine
+from arena.match import play_match
+from arena.report import ProgressLine, results_table
+from arena.stats import anchored_ratings
 
 
 @dataclass(frozen=True)
@@ -57,25 +57,15 @@ class TrainingEvalConfig:
             raise ValueError(f"eval.temperature must be >= 0, got {self.temperature}")
 
 
-def _arena():
-    try:
-        import arena
-    except ModuleNotFoundError as error:
-        raise RuntimeError("evaluation needs the arena package; install it or set "
-                           "algo.eval.enabled=false") from error
-    return arena
-
-
 def evaluate(policy, env_config: dict, opponents, games: int, seed: int,
              progress: Callable[[object], None] | None = None, batch_games: int = 1) -> dict:
     """One match per opponent: the trained agent against ``num_players - 1`` copies of it,
     ``batch_games`` games at once (its moves in one network batch). Returns ``{opponent:
     MatchResult}``; ``progress`` is called with each finished game."""
-    arena = _arena()
     agent = PolicyAgent(policy)
     n = policy.game.num_players
     games = match_games(games, n)
-    return {opp: arena.play_match(env_config, [agent] + [opp] * (n - 1), games, seed,
+    return {opp: play_match(env_config, [agent] + [opp] * (n - 1), games, seed,
                                   progress=progress, batch_games=batch_games)
             for opp in opponents}
 
@@ -142,9 +132,6 @@ def anchor_ratings(env_config: dict, config: TrainingEvalConfig, known: dict,
         missing = missing[1:]
         if not missing:
             return ratings
-    arena = _arena()
-    from arena.stats import anchored_ratings
-
     n = envs.make_game(env_config).num_players
     pairs = [(i, j) for i, a in enumerate(anchors) for j, b in enumerate(anchors)
              if i < j and (a in missing or b in missing)]
@@ -152,7 +139,7 @@ def anchor_ratings(env_config: dict, config: TrainingEvalConfig, known: dict,
     say(f"rating the anchors {', '.join(missing)} once for this run: {games} games per pair of "
         f"anchors, {len(pairs)} pairs (eval.anchor_ratings gives them without games)")
     progress = ProgressLine("anchor games", games * len(pairs))
-    matches = {(i, j): arena.play_match(env_config, [anchors[i]] + [anchors[j]] * (n - 1),
+    matches = {(i, j): play_match(env_config, [anchors[i]] + [anchors[j]] * (n - 1),
                                         games, config.seed + 2, progress=progress)
                for i, j in pairs}
     fitted = anchored_ratings(anchors, *_pairwise(anchors, matches), ratings)
@@ -165,9 +152,6 @@ def trained_rating(results: dict, anchors: dict[str, float]):
     rated = [opp for opp in results if opp in anchors]
     if not rated:
         return None
-    _arena()
-    from arena.stats import anchored_ratings
-
     names = ["trained", *rated]
     scores, games = _pairwise(names, {(0, j): results[opp]
                                       for j, opp in enumerate(rated, start=1)})
@@ -199,8 +183,6 @@ def win_rate_parts(stats: dict) -> list[str]:
 
 
 def print_tables(results: dict, console: Console | None = None) -> None:
-    from arena.report import results_table
-
     console = console or Console()
     for opp, result in results.items():
         console.print(results_table(result, title=f"trained vs {opp}"))

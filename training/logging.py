@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import re
 import sys
-import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -55,28 +54,6 @@ def console_copied_to(path: str | Path) -> Iterator[None]:
             yield
         finally:
             sys.stdout, sys.stderr = saved
-
-
-class ProgressLine:
-    """Progress of a long phase as console lines (they read the same in train.log): at most one
-    every ``every_s`` seconds and one at the end, each with the time spent and an estimate of
-    the time left: ``warm start: 24/80 games, 31 s, about 72 s left``."""
-
-    def __init__(self, what: str, total: int, unit: str = "games", every_s: float = 10.0):
-        self.what, self.total, self.unit, self.every_s = what, total, unit, every_s
-        self.start = self.last = time.perf_counter()
-        self.done = 0
-
-    def __call__(self, *_) -> None:
-        self.done += 1
-        now = time.perf_counter()
-        if now - self.last < self.every_s and self.done < self.total:
-            return
-        self.last = now
-        spent = now - self.start
-        left = spent / self.done * (self.total - self.done)
-        print(f"{self.what}: {self.done}/{self.total} {self.unit}, {spent:.0f} s"
-              + (f", about {left:.0f} s left" if self.done < self.total else ""), flush=True)
 
 
 class RunLogger:

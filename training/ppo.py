@@ -25,10 +25,10 @@ import numpy as np
 import torch
 
 from agents.policy import Policy
+from arena.report import ProgressLine
 from models.config import from_mapping
 from training.checkpoint import numpy_rng_state, restore_numpy_rng
 from training.learner import Learner, LearnerConfig, masked_log_policy
-from training.logging import ProgressLine
 from training.pool import OpponentPool, PoolConfig
 from training.replay import ReplayBuffer
 from training.rewards import Outcomes, RewardConfig

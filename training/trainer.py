@@ -34,6 +34,7 @@ import torch
 
 import envs
 from arena.media import best_effort
+from arena.report import ProgressLine
 from models.checkpoint import git_commit, model_payload
 from models.config import from_mapping
 from models.features import make_encoder
@@ -56,7 +57,7 @@ from training.evaluation import (
     trained_rating,
     win_rate_parts,
 )
-from training.logging import ProgressLine, RunLogger
+from training.logging import RunLogger
 
 INTERRUPTED_EXIT_CODE = 130
 

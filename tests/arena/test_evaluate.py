@@ -30,6 +30,7 @@ def test_round_robin_writes_tables_json_csv_chart_records_and_gifs(tmp_path):
     assert run.returncode == 0, run.stderr
     assert "heuristic vs random (2 games)" in run.stdout
     assert "Elo (Bradley-Terry)" in run.stdout
+    assert "evaluation: 6/6 games" in run.stdout  # output to a pipe: progress as lines
     results = json.loads((tmp_path / "results.json").read_text())
     assert [m["lineup"] for m in results["matches"]] == [
         ["heuristic", "random"], ["heuristic", "mcts"], ["random", "mcts"]]
