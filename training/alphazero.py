@@ -11,6 +11,13 @@ teacher-labelled games and learner steps on them. The loop around these steps (l
 evaluation, checkpoints, a clean stop) is training/trainer.py. A game's seed is a function of
 the run seed and the game's number, so a resumed run repeats an uninterrupted one step for
 step.
+
+Pipelined (``algo.pipeline``, with worker processes or Ray actors): iteration n collects its
+games, at once sends iteration n+1's games with the weights as they are (before learning on
+n's samples: one iteration stale, as in asynchronous AlphaZero and KataGo), then trains on n's
+samples while the workers play n+1. Everything those games depend on (weights, teacher share,
+past self, seeds) is fixed when they are sent and saved in the checkpoint, so a resumed run
+sends them again and repeats the uninterrupted one.
 """
 
 from __future__ import annotations
@@ -37,6 +44,7 @@ from training.rewards import Outcomes, RewardConfig
 from training.runner import RunnerConfig, make_runner
 from training.selfplay import Round, SelfPlay, SelfPlayConfig, SelfPlayGame
 from training.trainer import LoopConfig, NetworkAlgorithm
+from training.trainer import progress as run_progress
 from training.warmstart import WarmStartConfig, teacher_samples
 
 
@@ -52,6 +60,7 @@ class AlphaZeroConfig(LoopConfig):
     iterations: Annotated[int, ">= 1"] | None = 30
     console_every: Annotated[int, ">= 0"] = 1
     games_per_iteration: Annotated[int, ">= 1"] = 32
+    pipeline: bool = True
     search: SearchConfig = field(default_factory=SearchConfig)
     selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig)
     replay: ReplayConfig = field(default_factory=ReplayConfig)
@@ -87,6 +96,28 @@ class SelfPlayFactory:
         past_net = network() if self.selfplay.past_self_share else None
         return SelfPlay(game, encoder, network(), self.search, self.selfplay,
                         Outcomes(game, self.rewards), past_net)
+
+
+@dataclass
+class PlannedGames:
+    """One iteration's self-play games, fixed before they are sent to the runner: the round
+    (weights, teacher share, past self), the seeds and the past self's key in the pool (whose
+    scores the games update)."""
+
+    round: Round
+    seeds: list[int]
+    past_key: int | None
+
+    def state_dict(self) -> dict:
+        r = self.round
+        return {"weights": r.weights, "teacher_share": r.teacher_share,
+                "past_weights": r.past_weights, "seeds": list(self.seeds),
+                "past_key": self.past_key}
+
+    @classmethod
+    def from_state(cls, state: dict) -> PlannedGames:
+        return cls(Round(state["weights"], state["teacher_share"], state["past_weights"]),
+                   list(state["seeds"]), state["past_key"])
 
 
 def game_seed(run_seed: int, index: int) -> int:
@@ -150,6 +181,12 @@ class AlphaZero(NetworkAlgorithm):
             self.env_config, self.model_config, self.algo.search, self.algo.selfplay,
             self.algo.rewards))
         self.last_records: list[SelfPlayGame] = []
+        # One process cannot play and learn at once: runner=local always plays an iteration's
+        # games with the newest weights.
+        self.pipeline = self.algo.pipeline and self.runner_config.name != "local"
+        self.planned: PlannedGames | None = None  # the next iteration's games (pipelined: sent)
+        self.handle = None  # the runner's handle of the planned games, once sent
+        self.sent_at = 0.0
 
     # -- what a checkpoint holds -----------------------------------------------------------
 
@@ -159,8 +196,11 @@ class AlphaZero(NetworkAlgorithm):
                       self.model_config.features, self.algo.eval.temperature)
 
     def state_dict(self) -> dict:
-        return {"learner": self.learner.state_dict(), "rng": numpy_rng_state(self.rng),
-                "pool": self.pool.state_dict()}
+        state = {"learner": self.learner.state_dict(), "rng": numpy_rng_state(self.rng),
+                 "pool": self.pool.state_dict()}
+        if self.planned is not None:  # pipelined: the games in flight, sent again on resume
+            state["in_flight"] = self.planned.state_dict()
+        return state
 
     def load_state_dict(self, payload: dict) -> None:
         self.net.load_state_dict(payload["model"]["weights"])
@@ -169,6 +209,9 @@ class AlphaZero(NetworkAlgorithm):
         if "pool" in payload["state"]:  # checkpoints before the pool of past selves: empty
             self.pool.load_state_dict(payload["state"]["pool"])
         self.counters = dict(payload["counters"])
+        in_flight = payload["state"].get("in_flight")  # absent: saved with nothing in flight
+        self.planned = PlannedGames.from_state(in_flight) if in_flight else None
+        self.handle = None
 
     def replay_state(self) -> dict | None:
         return self.replay.state_dict() if self.algo.replay.save else None
@@ -207,35 +250,60 @@ class AlphaZero(NetworkAlgorithm):
 
     def iteration(self, number: int, progress: float) -> dict:
         """Self-play with the current weights (and a past self) -> the games' samples into the
-        buffer -> learner steps in proportion to the new samples -> maybe a new past self."""
+        buffer -> learner steps in proportion to the new samples -> maybe a new past self.
+        Pipelined, the games collected here were sent during the previous iteration (or on
+        resume) and the next iteration's games are sent before the learner steps."""
         c, algo = self.counters, self.algo
-        weights = {k: v.detach().clone() for k, v in self.net.state_dict().items()}
-        past = self._past_self(number, weights)
-        teacher_share = algo.selfplay.teacher_share_at(progress)
-        self.runner.start_round(Round(weights, teacher_share,
-                                      past.weights if past is not None else None))
-        seeds = [game_seed(self.seed, c["games"] + i) for i in range(algo.games_per_iteration)]
+        if self.planned is None:  # not pipelined, or the first iteration
+            self.planned = self._plan(number, progress)
+        if self.handle is None:  # planned just now, or restored from a checkpoint
+            self._send()
+        games, handle, sent_at = self.planned, self.handle, self.sent_at
+        self.planned = self.handle = None
         start = time.perf_counter()
-        records = self.runner.play(seeds)
-        played = time.perf_counter() - start
+        records = self.runner.collect(handle)
+        collected = time.perf_counter()
+        waited, played = collected - start, collected - sent_at
+        c["games"] += len(records)
+        for r in records:
+            if games.past_key is not None and r.network_seat is not None:
+                self.pool.record(games.past_key, 1.0 - past_self_score(r))
+        if self.pipeline:
+            self.planned = self._plan(number + 1, run_progress(algo, {**c, "iteration": number}))
+            self._send()
         samples = Samples.concat([r.samples for r in records])
         self.replay.add(samples)
         start = time.perf_counter()
         stats = self.learner.train(self.replay, self.learner.steps_for(len(samples)), self.rng)
         learned = time.perf_counter() - start
-        for r in records:
-            if past is not None and r.network_seat is not None:
-                self.pool.record(past.key, 1.0 - past_self_score(r))
-        c["games"] += len(records)
         c["samples"] += len(samples)
         stats.update(selfplay_metrics(records, played))
         stats.update({"replay/size": len(self.replay), "counters/games": c["games"],
                       "counters/samples": c["samples"], "runner/restarts": self.runner.restarts,
-                      "selfplay/teacher_share": teacher_share,
-                      "time/selfplay_s": played, "time/learner_s": learned,
+                      "selfplay/teacher_share": games.round.teacher_share,
+                      "time/selfplay_s": waited, "time/selfplay_span_s": played,
+                      "time/learner_s": learned,
+                      "time/wait_share": waited / max(waited + learned, 1e-9),
                       "pool/size": len(self.pool.snapshots)})
         self.last_records = records
         return stats
+
+    def _plan(self, number: int, progress: float) -> PlannedGames:
+        """Iteration ``number``'s games with the network as it is now, the run ``progress``
+        done when it starts."""
+        # A copy: pipelined, the learner changes the network while the games are in flight.
+        weights = {k: v.detach().clone() for k, v in self.net.state_dict().items()}
+        past = self._past_self(number, weights)
+        seeds = [game_seed(self.seed, self.counters["games"] + i)
+                 for i in range(self.algo.games_per_iteration)]
+        return PlannedGames(Round(weights, self.algo.selfplay.teacher_share_at(progress),
+                                  past.weights if past is not None else None),
+                            seeds, past.key if past is not None else None)
+
+    def _send(self) -> None:
+        self.runner.start_round(self.planned.round)
+        self.handle = self.runner.submit(self.planned.seeds)
+        self.sent_at = time.perf_counter()
 
     def _past_self(self, number: int, weights: dict):
         """The pool's past self for this iteration's games, or None without past-self games.
@@ -245,7 +313,7 @@ class AlphaZero(NetworkAlgorithm):
         if not self.algo.selfplay.past_self_share:
             return None
         if not self.pool.snapshots or (number - 1) % self.algo.pool.snapshot_every == 0:
-            self.pool.add(weights, number - 1)
+            self.pool.add(weights, self.counters["iteration"])  # iterations they learned
         return self.pool.sample(np.random.default_rng([self.seed, 5, number]))
 
     def progress_parts(self, stats: dict) -> list[str]:
@@ -254,8 +322,10 @@ class AlphaZero(NetworkAlgorithm):
                  f"sims/s {stats['selfplay/simulations_per_s']:.0f}",
                  f"pos/s {stats['selfplay/moves_per_s']:.0f}"]
         if "loss/total" in stats:
+            waited = f" (waited {stats['time/selfplay_s']:.0f}s)" if self.pipeline else ""
             parts += [f"learn/s {stats['learner/samples_per_s']:.0f}",
-                      f"play {stats['time/selfplay_s']:.0f}s learn {stats['time/learner_s']:.0f}s",
+                      f"play {stats['time/selfplay_span_s']:.0f}s{waited} "
+                      f"learn {stats['time/learner_s']:.0f}s",
                       f"loss p {stats['loss/policy']:.3f} v {stats['loss/value']:.3f}"]
         return parts
 
@@ -263,4 +333,5 @@ class AlphaZero(NetworkAlgorithm):
         return self.last_records[0].actions if self.last_records else None
 
     def close(self) -> None:
+        """Stop the runner's workers, abandoning games in flight (the checkpoint holds them)."""
         self.runner.close()

@@ -1,18 +1,22 @@
 """``runner=ray``: self-play workers as Ray actors, the learner in this (the driver) process.
 
-The runner keeps training/runner.py's interface (``start_round``, ``play``), so AlphaZero is the
-same code under every runner and a seed gives the same game everywhere:
+The runner keeps training/runner.py's interface (``start_round``, ``submit``, ``collect``,
+``play``), so AlphaZero is the same code under every runner and a seed gives the same game
+everywhere:
 
 - A round (training/selfplay.py's ``Round``: the weights and what else the learner sends) goes
   through Ray's object store once per ``start_round`` (``ray.put``) under a version
-  number. Each task carries the version and a reference to the round; an actor whose version
-  differs fetches and loads them first, and every result names the version it was played with,
-  so a result of stale weights can never reach the learner unnoticed.
-- An iteration's seeds are cut into tasks of ``games_per_task`` games; each idle actor gets the
-  next task and results are collected as they finish (``ray.wait``), so a fast actor takes more
-  tasks instead of waiting for the slowest one. The records still come back in seed order: the
-  learner step needs the whole iteration's games (as with the local runner), and the order
-  fixes the replay buffer's contents.
+  number. Each task carries the version and a reference to the round it was submitted with; an
+  actor whose version differs fetches and loads them first, and every result names the version
+  it was played with, so a result of other weights can never reach the learner unnoticed.
+- An iteration's seeds are cut into tasks of ``games_per_task`` games. ``submit`` gives every
+  actor its first task; ``collect`` gives each actor that finishes the next one and gathers
+  results as they come (``ray.wait``), so a fast actor takes more tasks instead of waiting for
+  the slowest one. (So between the two calls, while AlphaZero's pipelined learner trains, each
+  actor plays one task: with the default ``games_per_task``, an equal share, that is all of
+  them.) The records still come back in seed order: the learner step needs the whole
+  iteration's games (as with the local runner), and the order fixes the replay buffer's
+  contents.
 - A task returns only whole games. An actor that dies (its process killed, its node lost) loses
   its task's games: the runner logs a line, counts the restart (``runner/restarts`` in W&B),
   starts a fresh actor and gives it the same seeds again, which replays the same games; no
@@ -30,6 +34,8 @@ from __future__ import annotations
 import math
 from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
 
 import torch
 
@@ -86,6 +92,20 @@ class SelfPlayActor:
         return os.getpid()
 
 
+@dataclass
+class RaySubmitted:
+    """Games sent to a :class:`RayRunner`: the round's version and reference, the tasks, their
+    results so far, those not yet given to an actor and those running (result reference ->
+    actor index, that actor, task index)."""
+
+    version: int
+    round_ref: Any
+    tasks: list[list[int]]
+    results: list[list | None]
+    waiting: deque[int]
+    running: dict = field(default_factory=dict)
+
+
 class RayRunner:
     def __init__(self, make_worker: Callable[[], Worker], config: RunnerConfig,
                  say: Callable[[str], None] = lambda line: print(line, flush=True)):
@@ -114,49 +134,61 @@ class RayRunner:
         size = self.config.games_per_task or -(-len(seeds) // self.config.workers)
         return [seeds[i:i + size] for i in range(0, len(seeds), size)]
 
-    def play(self, seeds: list[int]) -> list:
+    def submit(self, seeds: list[int]) -> RaySubmitted:
         if self.round_ref is None:
-            raise RuntimeError("RayRunner.play before start_round: the actors have no weights")
-        ray = self.ray
+            raise RuntimeError("RayRunner.submit before start_round: the actors have no weights")
         tasks = self.tasks(list(seeds))
-        results: list[list | None] = [None] * len(tasks)
-        waiting = deque(range(len(tasks)))
-        idle = deque(range(len(self.actors)))
-        running = {}  # task's result reference -> (actor index, task index)
-        while waiting or running:
-            while waiting and idle:
-                actor, task = idle.popleft(), waiting.popleft()
-                ref = self.actors[actor].play.remote(self.version, [self.round_ref],
-                                                     tasks[task])
-                running[ref] = (actor, task)
-            [ref], _ = ray.wait(list(running), num_returns=1)
-            actor, task = running.pop(ref)
+        handle = RaySubmitted(self.version, self.round_ref, tasks, [None] * len(tasks),
+                              deque(range(len(tasks))))
+        self._dispatch(handle)
+        return handle
+
+    def _dispatch(self, handle: RaySubmitted) -> None:
+        """The next waiting tasks of ``handle`` to the actors running none of its tasks."""
+        busy = {index for index, _, _ in handle.running.values()}
+        for index, actor in enumerate(self.actors):
+            if handle.waiting and index not in busy:
+                task = handle.waiting.popleft()
+                ref = actor.play.remote(handle.version, [handle.round_ref], handle.tasks[task])
+                handle.running[ref] = (index, actor, task)
+
+    def collect(self, handle: RaySubmitted) -> list:
+        ray = self.ray
+        while handle.waiting or handle.running:
+            self._dispatch(handle)
+            [ref], _ = ray.wait(list(handle.running), num_returns=1)
+            index, actor, task = handle.running.pop(ref)
             try:
                 version, records = ray.get(ref)
             except (ray.exceptions.RayActorError, ray.exceptions.ActorUnavailableError) as error:
-                self._replace(actor, error, len(tasks[task]))
-                waiting.appendleft(task)
+                self._replace(index, actor, error, len(handle.tasks[task]))
+                handle.waiting.appendleft(task)
             else:
-                if version != self.version:
-                    raise RuntimeError(f"worker {actor} returned games of weights version "
-                                       f"{version}, not the current {self.version}")
-                results[task] = records
-            idle.append(actor)
-        return [record for part in results for record in part]
+                if version != handle.version:
+                    raise RuntimeError(f"worker {index} returned games of weights version "
+                                       f"{version}, not their round's {handle.version}")
+                handle.results[task] = records
+        return [record for part in handle.results for record in part]
 
-    def _replace(self, actor: int, error: Exception, games: int) -> None:
-        """A fresh actor in place of a dead one; its task goes back in the queue."""
+    def play(self, seeds: list[int]) -> list:
+        return self.collect(self.submit(seeds))
+
+    def _replace(self, index: int, actor, error: Exception, games: int) -> None:
+        """A fresh actor in place of a dead one (unless another collect has replaced it)."""
+        if self.actors[index] is not actor:
+            return
         self.restarts += 1
         if self.restarts > self.config.max_restarts:
             raise RuntimeError(f"runner=ray: {self.restarts} workers died in this run, more "
                                f"than runner.max_restarts={self.config.max_restarts}; last: "
                                f"{type(error).__name__}") from error
-        self.say(f"runner: worker {actor} died ({type(error).__name__}); started a new one, "
+        self.say(f"runner: worker {index} died ({type(error).__name__}); started a new one, "
                  f"replaying its {games} unfinished games (restart {self.restarts})")
-        self.ray.kill(self.actors[actor])  # a node that is only unreachable may come back
-        self.actors[actor] = self._start_actor()
+        self.ray.kill(actor)  # a node that is only unreachable may come back
+        self.actors[index] = self._start_actor()
 
     def close(self) -> None:
+        """Kill the actors now: tasks still running are abandoned."""
         for actor in self.actors:
             self.ray.kill(actor)
         self.actors = []

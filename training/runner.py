@@ -1,7 +1,13 @@
 """Runners move work between the learner and self-play workers through a narrow interface:
 
     runner.start_round(selfplay_round)   # the learner's latest (weights, ...), to every worker
-    records = runner.play(seeds)         # one game per seed, records in seed order
+    handle = runner.submit(seeds)        # one game per seed, with the round started last
+    records = runner.collect(handle)     # their records in seed order (waits for them)
+    records = runner.play(seeds)         # the two at once
+
+Between ``submit`` and ``collect`` the caller is free (AlphaZero's ``algo.pipeline`` trains the
+learner meanwhile); a later ``start_round`` does not change games already submitted. ``close``
+ends the workers at once, abandoning games submitted and not collected.
 
 A worker is any object with ``start_round(selfplay_round)`` and ``play(seeds)``, built by a
 picklable factory (the round is plain data: training/selfplay.py's ``Round``). Because a game
@@ -17,10 +23,10 @@ from __future__ import annotations
 import multiprocessing
 import signal
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
-from typing import Annotated, Protocol
+from dataclasses import dataclass, field
+from typing import Annotated, Any, Protocol
 
 import torch
 
@@ -55,16 +61,30 @@ class RunnerConfig:
 
 
 class LocalRunner:
+    """The worker in this process: ``collect`` plays the games (nothing runs in between)."""
+
     restarts = 0  # workers replaced after dying: none here, a dead local worker is the run
 
     def __init__(self, make_worker: Callable[[], Worker]):
         self.worker = make_worker()
+        self.round = None
+        self.loaded = None  # the round the worker holds
 
     def start_round(self, selfplay_round) -> None:
-        self.worker.start_round(selfplay_round)
+        self.round = selfplay_round
+
+    def submit(self, seeds: list[int]) -> tuple:
+        return self.round, list(seeds)
+
+    def collect(self, handle: tuple) -> list:
+        selfplay_round, seeds = handle
+        if selfplay_round is not self.loaded:
+            self.worker.start_round(selfplay_round)
+            self.loaded = selfplay_round
+        return self.worker.play(seeds)
 
     def play(self, seeds: list[int]) -> list:
-        return self.worker.play(list(seeds))
+        return self.collect(self.submit(seeds))
 
     def close(self) -> None:
         pass
@@ -85,11 +105,31 @@ def _play_chunk(selfplay_round, seeds: list[int]) -> list:
     return _WORKER.play(seeds)
 
 
+@dataclass
+class Submitted:
+    """Games sent to a :class:`ProcessRunner`: their round and chunks of seeds, the results
+    back so far and the futures of the others in ``pool`` (the pool they were sent to)."""
+
+    round: Any
+    chunks: list[list[int]]
+    results: dict[int, list] = field(default_factory=dict)
+    futures: dict[int, Future] = field(default_factory=dict)
+    pool: ProcessPoolExecutor | None = None
+
+
+def _keep_finished(handle: Submitted) -> None:
+    """The results of ``handle``'s chunks that finished before their pool broke."""
+    for index, future in handle.futures.items():
+        if future.done() and not future.cancelled() and future.exception() is None:
+            handle.results[index] = future.result()
+
+
 class ProcessRunner:
     """Self-play in a pool of worker processes. A worker that dies (killed, or a SIGTERM sent to
     the run's whole process group, as job schedulers do) breaks the pool: a new pool replaces it
-    and the chunks of seeds that had not come back are played again, so the iteration ends with
-    every game complete and the records the same as if nothing had happened."""
+    and the chunks of seeds that had not come back are played again, also those submitted
+    before the break and collected after it, so every game comes back complete and the records
+    are the same as if nothing had happened."""
 
     def __init__(self, make_worker: Callable[[], Worker], workers: int, torch_threads: int,
                  max_restarts: int):
@@ -107,25 +147,41 @@ class ProcessRunner:
     def start_round(self, selfplay_round) -> None:
         self.round = selfplay_round
 
-    def play(self, seeds: list[int]) -> list:
+    def submit(self, seeds: list[int]) -> Submitted:
         seeds = list(seeds)
         size = -(-len(seeds) // self.workers)
-        chunks = [seeds[i:i + size] for i in range(0, len(seeds), size)]
-        results: dict[int, list] = {}
-        while len(results) < len(chunks):
-            futures = {}
-            try:  # a pool broken while idle (between iterations) fails already at submit
-                for index in range(len(chunks)):
-                    if index not in results:
-                        futures[index] = self.pool.submit(_play_chunk, self.round, chunks[index])
-                for index, future in futures.items():
-                    results[index] = future.result()
+        handle = Submitted(self.round, [seeds[i:i + size] for i in range(0, len(seeds), size)])
+        try:
+            self._send(handle)
+        except BrokenProcessPool:  # a pool broken while idle fails already at submit
+            handle.pool = None  # collect replaces it and sends the chunks again
+        return handle
+
+    def _send(self, handle: Submitted) -> None:
+        """The chunks of ``handle`` without a result, to the current pool."""
+        _keep_finished(handle)
+        handle.pool, handle.futures = self.pool, {}
+        for index, chunk in enumerate(handle.chunks):
+            if index not in handle.results:
+                handle.futures[index] = self.pool.submit(_play_chunk, handle.round, chunk)
+
+    def collect(self, handle: Submitted) -> list:
+        while len(handle.results) < len(handle.chunks):
+            try:
+                if handle.pool is not self.pool:  # sent to a pool that broke since
+                    self._send(handle)
+                for index, future in handle.futures.items():
+                    handle.results[index] = future.result()
             except BrokenProcessPool:
-                for index, future in futures.items():  # keep what finished before the break
-                    if future.done() and future.exception() is None:
-                        results[index] = future.result()
-                self._replace_pool(len(chunks) - len(results))
-        return [record for index in range(len(chunks)) for record in results[index]]
+                _keep_finished(handle)
+                if handle.pool is self.pool:  # else another collect has replaced it already
+                    self._replace_pool(len(handle.chunks) - len(handle.results))
+        handle.futures = {}
+        return [record for index in range(len(handle.chunks))
+                for record in handle.results[index]]
+
+    def play(self, seeds: list[int]) -> list:
+        return self.collect(self.submit(seeds))
 
     def _replace_pool(self, lost_chunks: int) -> None:
         self.pool.shutdown(wait=True)
@@ -134,12 +190,18 @@ class ProcessRunner:
                                f"runner.max_restarts={self.max_restarts} reached")
         self.restarts += 1
         print(f"a self-play worker died: new worker processes replay {lost_chunks} unfinished "
-              f"chunk(s) of this iteration's games (restart {self.restarts}/{self.max_restarts})",
+              f"chunk(s) of self-play games (restart {self.restarts}/{self.max_restarts})",
               flush=True)
         self.pool = self._new_pool()
 
     def close(self) -> None:
-        self.pool.shutdown(wait=True)
+        """Stop the workers now: games still running are abandoned (their seeds and round are
+        the caller's to keep), and every worker process has ended when this returns."""
+        # (Python 3.14: pool.terminate_workers().) The pool's own thread notices the ends,
+        # fails the futures and joins the processes; shutdown waits for it.
+        for process in list((self.pool._processes or {}).values()):
+            process.terminate()
+        self.pool.shutdown(wait=True, cancel_futures=True)
 
 
 def make_runner(config: RunnerConfig, make_worker: Callable[[], Worker]):

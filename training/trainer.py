@@ -120,7 +120,7 @@ class Algorithm(Protocol):
     def replay_state(self) -> dict | None: ...      # bulky data saved beside the checkpoint
     def load_replay_state(self, state: dict) -> None: ...
     def sample_game(self) -> list[int] | None: ...  # actions of a recent game, for a GIF
-    def close(self) -> None: ...
+    def close(self) -> None: ...                    # after the last iteration (and again at exit)
 
 
 class NetworkAlgorithm:
@@ -337,6 +337,9 @@ class Trainer:
                 self.say(self._progress_line(stats, number))
             if last or number % algo.checkpoint.every == 0:
                 self.save()
+        # Pipelined self-play has the next iteration's games in flight: they stop here (the
+        # checkpoint holds them) instead of slowing the final evaluation down.
+        a.close()
         if self.stop.requested:
             self.say(f"stopped at iteration {c['iteration']}: checkpoint {self.checkpoint} "
                      f"(resume with python train.py resume={self.checkpoint})")

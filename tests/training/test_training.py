@@ -2,6 +2,7 @@
 self-play determinism, the learner, and in-process runs that train, checkpoint, resume and
 evaluate."""
 
+import time
 from functools import partial
 from pathlib import Path
 
@@ -305,10 +306,16 @@ SMALL_BUDGET = ["algo.selfplay.past_self_share=0.5", "algo.pool.snapshot_every=1
                 "algo.selfplay.teacher_fade=0.5"]
 
 
-@pytest.mark.parametrize("techniques", [[], SMALL_BUDGET], ids=["plain", "small-budget"])
+PIPELINED = ["runner=processes", "runner.workers=2", "algo.pipeline=true", *SMALL_BUDGET]
+
+
+@pytest.mark.parametrize("techniques", [[], SMALL_BUDGET, PIPELINED],
+                         ids=["plain", "small-budget", "pipelined"])
 def test_resumed_run_matches_an_uninterrupted_one(tmp_path, techniques):
     """The small-budget techniques keep a run exact: the pool of past selves is in the
-    checkpoint, the teacher's fade is a function of the progress."""
+    checkpoint, the teacher's fade is a function of the progress. So does pipelined self-play:
+    the checkpoint holds the games in flight (weights, past self, seeds), sent again on
+    resume."""
     straight = train_tiny(tmp_path, "straight", [*techniques, "algo.iterations=2"])
     first = train_tiny(tmp_path, "first", [*techniques, "algo.iterations=1"])
     resumed = train_tiny(tmp_path, "resumed", [*techniques, "algo.iterations=2",
@@ -326,8 +333,14 @@ def test_resumed_run_matches_an_uninterrupted_one(tmp_path, techniques):
     assert losses == [(h.get("loss/total"), h["selfplay/game_length"]) for h in b["history"]]
     if techniques:
         assert [h["selfplay/teacher_share"] for h in a["history"]] == [0.5, 0.0]
-        assert len(a["state"]["pool"]["snapshots"]) == 2
+        # Pipelined, iteration 3's games (in flight) drew their past self: a third snapshot.
+        assert len(a["state"]["pool"]["snapshots"]) == 2 + (techniques is PIPELINED)
         assert sum(h["selfplay/past_self_games"] for h in a["history"]) > 0
+    in_flight = load_checkpoint(first.checkpoint)["state"].get("in_flight")
+    assert (in_flight is not None) == (techniques is PIPELINED)
+    if in_flight:  # iteration 2's games, with the weights before iteration 1's learner steps
+        assert in_flight["past_weights"] is not None and in_flight["teacher_share"] == 0.0
+        assert len(in_flight["seeds"]) == 4 and "in_flight" in a["state"]
 
 
 def test_resume_refuses_another_game_or_network(tmp_path):
@@ -376,54 +389,84 @@ def test_tiny_run_trains_checkpoints_and_evaluates(tmp_path):
         make_agent(f"checkpoint:{result.checkpoint}", blockade.Game())
 
 
-def test_process_runner_returns_the_same_records_as_the_local_one():
-    from training.alphazero import SelfPlayFactory
-    from training.runner import RunnerConfig, make_runner
+FACTORY_ARGS = ({"name": "blockade", "rows": 8, "cols": 8, "max_turns": 20},
+                ModelConfig(channels=4, blocks=1, hidden=8), SearchConfig(simulations=4),
+                SelfPlayConfig(max_moves=12), RewardConfig())
 
-    factory = SelfPlayFactory({"name": "blockade", "rows": 8, "cols": 8, "max_turns": 20},
-                              ModelConfig(channels=4, blocks=1, hidden=8),
-                              SearchConfig(simulations=4), SelfPlayConfig(max_moves=12),
-                              RewardConfig())
-    torch.manual_seed(0)
-    weights = factory().net.state_dict()
-    seeds = [5, 6, 7]
-    records = {}
-    for name in ("local", "processes"):
-        runner = make_runner(RunnerConfig(name=name, workers=2, torch_threads=1), factory)
-        runner.start_round(Round(weights))
-        records[name] = runner.play(seeds)
-        runner.close()
-    for a, b in zip(records["local"], records["processes"], strict=True):
-        assert a.seed == b.seed and a.actions == b.actions
+
+def random_weights(factory, seed):
+    torch.manual_seed(seed)
+    return factory().net.state_dict()
+
+
+def assert_same_games(records, expected):
+    assert [r.seed for r in records] == [r.seed for r in expected]  # every game once, in order
+    for a, b in zip(records, expected, strict=True):
+        assert a.actions == b.actions
         np.testing.assert_allclose(a.samples.policy, b.samples.policy, atol=1e-6)
 
 
+def test_process_runner_returns_the_same_records_as_the_local_one():
+    """Also with two rounds in flight: a round started after a submit leaves its games be."""
+    from training.alphazero import SelfPlayFactory
+    from training.runner import RunnerConfig, make_runner
+
+    factory = SelfPlayFactory(*FACTORY_ARGS)
+    rounds = [Round(random_weights(factory, seed)) for seed in (0, 1)]
+    seeds = [[5, 6, 7], [8, 9]]
+    records = {}
+    for name in ("local", "processes"):
+        runner = make_runner(RunnerConfig(name=name, workers=2, torch_threads=1), factory)
+        handles = []
+        for selfplay_round, part in zip(rounds, seeds, strict=True):
+            runner.start_round(selfplay_round)
+            handles.append(runner.submit(part))
+        records[name] = [runner.collect(h) for h in handles]
+        runner.close()
+    for a, b in zip(records["local"], records["processes"], strict=True):
+        assert_same_games(b, a)
+
+
 def test_a_dead_worker_process_is_replaced_and_its_games_replayed(tmp_path, capsys):
+    """The worker dies with two submits in flight: the first collect replaces the pool, the
+    other sends its lost chunks to the new one (one restart, max_restarts=1)."""
     from training.alphazero import SelfPlayFactory
     from training.runner import ProcessRunner, RunnerConfig, make_runner
 
-    factory = SelfPlayFactory({"name": "blockade", "rows": 8, "cols": 8, "max_turns": 20},
-                              ModelConfig(channels=4, blocks=1, hidden=8),
-                              SearchConfig(simulations=4), SelfPlayConfig(max_moves=12),
-                              RewardConfig())
-    torch.manual_seed(0)
-    weights = factory().net.state_dict()
-    seeds = [5, 6, 7, 8]
+    factory = SelfPlayFactory(*FACTORY_ARGS)
+    weights = random_weights(factory, 0)
+    seeds, more = [5, 6, 7, 8], [9, 10]
     local = make_runner(RunnerConfig(name="local"), factory)
     local.start_round(Round(weights))
-    expected = local.play(seeds)
+    expected, expected_more = local.play(seeds), local.play(more)
     runner = ProcessRunner(partial(DyingWorker, factory, str(tmp_path / "died"), 7), workers=2,
                            torch_threads=1, max_restarts=1)
     try:
         runner.start_round(Round(weights))
-        records = runner.play(seeds)
+        first, second = runner.submit(seeds), runner.submit(more)
+        records_more, records = runner.collect(second), runner.collect(first)
     finally:
         runner.close()
     assert runner.restarts == 1 and "a self-play worker died" in capsys.readouterr().out
-    assert [r.seed for r in records] == seeds  # every game once, in seed order
-    for a, b in zip(records, expected, strict=True):
-        assert a.actions == b.actions
-        np.testing.assert_allclose(a.samples.policy, b.samples.policy, atol=1e-6)
+    assert_same_games(records, expected)
+    assert_same_games(records_more, expected_more)
+
+
+def test_closing_the_process_runner_ends_games_in_flight_at_once():
+    from training.alphazero import SelfPlayFactory
+    from training.runner import ProcessRunner
+
+    factory = SelfPlayFactory(*FACTORY_ARGS)
+    runner = ProcessRunner(factory, workers=2, torch_threads=1, max_restarts=0)
+    runner.start_round(Round(random_weights(factory, 0)))
+    runner.play([1, 2])  # the workers are up
+    runner.submit(list(range(100, 300)))
+    processes = list(runner.pool._processes.values())
+    start = time.perf_counter()
+    runner.close()
+    assert time.perf_counter() - start < 5
+    assert processes and not any(p.is_alive() for p in processes)
+    runner.close()  # again: nothing left to do
 
 
 def test_warm_start_samples_carry_the_teachers_choices_and_the_outcome():
