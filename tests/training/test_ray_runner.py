@@ -74,6 +74,14 @@ def test_ray_actors_play_the_local_runners_games_and_follow_new_weights():
             weights = random_weights(seed)
             runner.start_round(Round(weights))
             assert_same_games(runner.play(SEEDS), local_records(weights))
+        # Two rounds in flight at once (each task names its own round), collected in reverse.
+        rounds = [random_weights(seed) for seed in (2, 3)]
+        handles = []
+        for weights in rounds:
+            runner.start_round(Round(weights))
+            handles.append(runner.submit(SEEDS))
+        for weights, handle in reversed(list(zip(rounds, handles, strict=True))):
+            assert_same_games(runner.collect(handle), local_records(weights))
         assert runner.restarts == 0
     finally:
         runner.close()
