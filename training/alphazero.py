@@ -60,7 +60,7 @@ class AlphaZeroConfig(LoopConfig):
     iterations: Annotated[int, ">= 1"] | None = 30
     console_every: Annotated[int, ">= 0"] = 1
     games_per_iteration: Annotated[int, ">= 1"] = 32
-    pipeline: bool = True
+    pipeline: bool = False
     search: SearchConfig = field(default_factory=SearchConfig)
     selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig)
     replay: ReplayConfig = field(default_factory=ReplayConfig)

@@ -109,6 +109,8 @@ def train_tiny(tmp_path, name, overrides):
 
 
 def test_a_ray_run_killed_midway_trains_and_resumes_as_a_local_run(tmp_path, monkeypatch):
+    """Pipelined: the actor killed after iteration 1 holds a task of iteration 2's games, sent
+    before the learner steps; the pipelined resume sends the games in flight again."""
     iteration = AlphaZero.iteration
 
     def kill_an_actor_after_the_first(self, number, progress):
@@ -120,10 +122,11 @@ def test_a_ray_run_killed_midway_trains_and_resumes_as_a_local_run(tmp_path, mon
     local = train_tiny(tmp_path, "local", ["runner=local", "algo.iterations=2"])
     monkeypatch.setattr(AlphaZero, "iteration", kill_an_actor_after_the_first)
     ray_run = train_tiny(tmp_path, "ray", ["runner=ray", "runner.games_per_task=1",
-                                           "algo.iterations=2"])
+                                           "algo.pipeline=true", "algo.iterations=2"])
     assert [h["runner/restarts"] for h in ray_run.history] == [0, 1]
     a, b = load_checkpoint(local.checkpoint), load_checkpoint(ray_run.checkpoint)
     assert a.keys() == b.keys() and a["model"].keys() == b["model"].keys()
+    assert "in_flight" in b["state"] and "in_flight" not in a["state"]
     assert {**a["counters"], "seconds": 0} == {**b["counters"], "seconds": 0}
     assert b["counters"]["games"] == 8 and b["config"]["runner"]["name"] == "ray"
     # The first iteration's games (both runs start from the same weights) give the same

@@ -134,27 +134,44 @@ def interrupted_run(tmp_path, args, wait_for: str, signum=signal.SIGINT):
             break
         assert time.monotonic() < deadline, "".join(lines)
     out, err = process.communicate(timeout=240)
-    return process.returncode, "".join(lines) + out, err
+    return process.returncode, "".join(lines) + out, err, process.pid  # pid = the group's id
+
+
+def group_ends(pgid: int, seconds: float = 10) -> bool:
+    """Whether every process of group ``pgid`` ends within ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.1)
+    return False
 
 
 CLI = [*ALPHAZERO, "runner=processes", "runner.workers=2", "algo.warm_start.games=0",
        "algo.iterations=50"]
 
 
-def test_ctrl_c_writes_a_checkpoint_that_resumes_exactly(tmp_path):
-    code, out, err = interrupted_run(tmp_path, [*CLI, f"hydra.run.dir={tmp_path / 'a'}"],
-                                     wait_for="iter 1/50")
+@pytest.mark.parametrize("pipeline", ["false", "true"])
+def test_ctrl_c_writes_a_checkpoint_that_resumes_exactly(tmp_path, pipeline):
+    """Pipelined, the checkpoint also holds the games in flight, which the workers abandon."""
+    cli = [*CLI, f"algo.pipeline={pipeline}"]
+    code, out, err, pgid = interrupted_run(tmp_path, [*cli, f"hydra.run.dir={tmp_path / 'a'}"],
+                                           wait_for="iter 1/50")
     checkpoint = tmp_path / "a" / "checkpoints" / "last.pt"
     assert code == 130, err
     assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
     assert f"resume with python train.py resume={checkpoint}" in out
-    stopped = load_checkpoint(checkpoint)["counters"]["iteration"]
-    assert stopped >= 1
+    assert group_ends(pgid), "a process of the run outlived it"  # workers, tracker
+    payload = load_checkpoint(checkpoint)
+    stopped = payload["counters"]["iteration"]
+    assert stopped >= 1 and ("in_flight" in payload["state"]) == (pipeline == "true")
     # The resumed run's weights equal those of a run that never stopped.
-    straight = subprocess.run([sys.executable, "train.py", *CLI, f"algo.iterations={stopped + 1}",
+    straight = subprocess.run([sys.executable, "train.py", *cli, f"algo.iterations={stopped + 1}",
                                f"hydra.run.dir={tmp_path / 'b'}"], cwd=ROOT, capture_output=True,
                               text=True, timeout=300)
-    resumed = subprocess.run([sys.executable, "train.py", *CLI, f"algo.iterations={stopped + 1}",
+    resumed = subprocess.run([sys.executable, "train.py", *cli, f"algo.iterations={stopped + 1}",
                               f"resume={checkpoint}", f"hydra.run.dir={tmp_path / 'c'}"],
                              cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert straight.returncode == resumed.returncode == 0, resumed.stderr
@@ -167,7 +184,7 @@ def test_ctrl_c_writes_a_checkpoint_that_resumes_exactly(tmp_path):
 def test_sigterm_to_the_process_group_replaces_the_workers_and_saves(tmp_path):
     """A job scheduler's SIGTERM reaches the workers too, which die of it: new ones replay the
     iteration's games, and the run stops with a checkpoint as on Ctrl-C."""
-    code, out, err = interrupted_run(tmp_path, [*CLI, f"hydra.run.dir={tmp_path / 'a'}"],
+    code, out, err, _ = interrupted_run(tmp_path, [*CLI, f"hydra.run.dir={tmp_path / 'a'}"],
                                      wait_for="iter 1/50", signum=signal.SIGTERM)
     assert code == 130, err
     assert "a self-play worker died" in out and "Traceback" not in err, out + err
@@ -178,7 +195,7 @@ def test_sigterm_to_the_process_group_replaces_the_workers_and_saves(tmp_path):
 def test_ctrl_c_in_the_warm_start_says_that_nothing_was_saved(tmp_path):
     args = [*ALPHAZERO, "algo.warm_start.games=400", "algo.iterations=2",
             f"hydra.run.dir={tmp_path / 'a'}"]
-    code, out, err = interrupted_run(tmp_path, args, wait_for="warm start:")
+    code, out, err, _ = interrupted_run(tmp_path, args, wait_for="warm start:")
     assert code == 130 and "Traceback" not in err, err
     assert "interrupted during the warm start: nothing was saved" in out
     assert not (tmp_path / "a" / "checkpoints" / "last.pt").exists()
