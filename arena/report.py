@@ -193,7 +193,9 @@ def write_chart(path: Path, title: str, matches: Sequence[MatchResult],
 class ProgressLine:
     """Progress of a long phase as console lines (they read the same in train.log): at most one
     every ``every_s`` seconds and one at the end, each with the time spent and an estimate of
-    the time left: ``warm start: 24/80 games, 31 s, about 72 s left``."""
+    the time left: ``warm start: 24/80 games, 31 s, about 72 s left``. The estimate waits for
+    a tenth of the total: games played side by side (``batch_games``) finish in bunches, and
+    the first one alone would predict many times the real time."""
 
     def __init__(self, what: str, total: int, unit: str = "games", every_s: float = 10.0):
         self.what, self.total, self.unit, self.every_s = what, total, unit, every_s
@@ -208,5 +210,6 @@ class ProgressLine:
         self.last = now
         spent = now - self.start
         left = spent / self.done * (self.total - self.done)
+        estimate = self.done < self.total and self.done * 10 >= self.total
         print(f"{self.what}: {self.done}/{self.total} {self.unit}, {spent:.0f} s"
-              + (f", about {left:.0f} s left" if self.done < self.total else ""), flush=True)
+              + (f", about {left:.0f} s left" if estimate else ""), flush=True)

@@ -9,6 +9,7 @@ from PIL import Image
 
 from arena import load_records, play_match, render_gif, replay, save_records
 from arena.match import game_seeds, rotation
+from arena.report import ProgressLine
 from envs.core import IllegalActionError
 
 NOBLES = {"name": "nobles", "num_players": 2}
@@ -121,3 +122,14 @@ def test_agent_instances_play_in_process_and_illegal_moves_name_the_agent():
 def test_lineup_must_fill_every_seat():
     with pytest.raises(ValueError, match="needs 4 agents, got 2"):
         play_match(NOBLES4, ["random", "random"], 4, seed=0)
+
+
+def test_progress_lines_estimate_the_time_left_once_a_tenth_is_done(capsys):
+    line = ProgressLine("evaluation", 20, every_s=0.0)
+    for _ in range(20):
+        line()
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 20 and lines[0].startswith("evaluation: 1/20 games, ")
+    assert "left" not in lines[0]  # one game of a bunch played side by side says little
+    assert all("s left" in text for text in lines[1:19])
+    assert lines[-1].startswith("evaluation: 20/20 games") and "left" not in lines[-1]
