@@ -153,7 +153,8 @@ CLI = [*ALPHAZERO, "runner=processes", "runner.workers=2", "algo.warm_start.game
        "algo.iterations=50"]
 
 
-@pytest.mark.parametrize("pipeline", ["false", "true"])
+@pytest.mark.parametrize("pipeline", [  # pipelined resume: also test_training.py in-process
+    "false", pytest.param("true", marks=pytest.mark.slow)])
 def test_ctrl_c_writes_a_checkpoint_that_resumes_exactly(tmp_path, pipeline):
     """Pipelined, the checkpoint also holds the games in flight, which the workers abandon."""
     cli = [*CLI, f"algo.pipeline={pipeline}"]
