@@ -33,8 +33,8 @@ from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 from rich.console import Console
 from rich.table import Table
-from models.config import from_mapping
 
+from models.config import from_mapping
 from training.alphazero import AlphaZero, SelfPlayFactory, game_seed
 from training.replay import Samples
 from training.run import name_features

@@ -28,8 +28,8 @@ from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 from rich.console import Console
 from rich.table import Table
-from models.config import from_mapping
 
+from models.config import from_mapping
 from training.alphazero import SelfPlayFactory
 from training.learner import Learner, LearnerConfig
 from training.replay import ReplayBuffer, Samples
