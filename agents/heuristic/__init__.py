@@ -23,6 +23,14 @@ from types import ModuleType
 from envs import GAMES
 
 
+def successors(state, actions):
+    """``(action, child)`` for each action: the position that action leads to (one ply)."""
+    for action in actions:
+        child = state.clone()
+        child.apply_action(action)
+        yield action, child
+
+
 def best_action(scored, rng) -> int:
     """The action of the best ``(score, action)`` pair, a tie broken by ``rng``."""
     best = max(score for score, _ in scored)

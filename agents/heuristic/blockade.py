@@ -32,7 +32,7 @@ import math
 
 import numpy as np
 
-from agents.heuristic import ScoredChoice, ranked
+from agents.heuristic import ScoredChoice, ranked, successors
 from envs.blockade import paths
 from envs.blockade.distances import DIRECTIONS, bfs_layers, state_masks
 from envs.blockade.engine import MOVE_OFFSETS, NUM_MOVE_ACTIONS
@@ -246,9 +246,7 @@ class Heuristic(ScoredChoice):
         masks = self.masks(state)
         player = state.to_move
         scored = []
-        for action in actions:
-            child = state.clone()
-            child.apply_action(action)
+        for action, child in successors(state, actions):
             if child.is_terminal():
                 return [((math.inf,), action)]
             turns, steps = self.race(masks, child.pawns, player)

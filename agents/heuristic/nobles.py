@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 
-from agents.heuristic import ScoredChoice, ranked
+from agents.heuristic import ScoredChoice, ranked, successors
 from envs.nobles.engine import (
     CASTLES,
     ENTERING_TILES,
@@ -139,9 +139,7 @@ class Heuristic(ScoredChoice):
     def _scores(self, state, actions: list[int]) -> list[tuple[float, int]]:
         player = state.to_move
         scored = []
-        for action in actions:
-            child = state.clone()
-            child.apply_action(action)
+        for action, child in successors(state, actions):
             if child.is_terminal():
                 # The end: a win beats anything, a loss is the last resort.
                 score = 1e6 * child.returns()[player] + self._leads(child)[player]
