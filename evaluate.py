@@ -5,7 +5,9 @@
 plays every lineup with seats rotated, prints tables with a progress bar (and the time left),
 and writes results.json, results.csv, ratings.png (and games.jsonl / GIFs when asked) under
 outputs/eval/<game>/<time>/, logging the same to W&B when the logger is on. Ctrl-C writes the
-games finished so far, marked ``"partial": true`` (exit code 130). Settings:
+games finished so far, marked ``"partial": true`` (exit code 130), and
+``resume=<its folder>`` later plays only the games missing (the same games an uninterrupted
+run plays; the results go to a new folder, the old one is left as it was). Settings:
 configs/evaluate.yaml and configs/eval/*.yaml (``eval=strength``, ``eval=versus_random``).
 """
 
@@ -19,19 +21,27 @@ import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 
-from arena.evaluation import EvalConfig, build_agents, log_to_wandb, run_evaluation
+from arena.evaluation import (
+    EvalConfig,
+    build_agents,
+    log_to_wandb,
+    resumed_games,
+    run_evaluation,
+)
 from training.logging import console_copied_to
 
 
 def prepare(cfg: DictConfig) -> tuple[dict, EvalConfig, dict[str, list]]:
     """The env config, the typed evaluation config and every agent, built once for the whole
     run (:func:`arena.evaluation.build_agents`, which also checks the schedule); bad input
-    raises ``ValueError``/``TypeError``/``FileNotFoundError`` with a one-line message."""
+    raises ``ValueError``/``TypeError``/``FileNotFoundError`` with a one-line message, as does
+    a ``resume`` file that does not fit the evaluation."""
     values = {key: OmegaConf.to_container(value, resolve=True)
               if OmegaConf.is_config(value) else value
               for key, value in cfg.items() if key not in ("logger", "hydra")}
     env_config = values.pop("env")
     config = EvalConfig.from_dict(values)
+    resumed_games(env_config, config)  # a resume file that does not fit fails before any game
     return env_config, config, build_agents(env_config, config)
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import json
 import math
 import sys
 from collections.abc import Sequence
@@ -25,6 +26,7 @@ from rich.progress import (
 import envs
 from agents import make_agent
 from arena.match import (
+    GameResult,
     MatchResult,
     lineup_names,
     match_result,
@@ -68,6 +70,7 @@ class EvalConfig:
     gif_games: list[int] = field(default_factory=list)
     gif_frame_ms: int = 300
     chart: bool = True
+    resume: str | None = None
 
     @classmethod
     def from_dict(cls, values: dict) -> EvalConfig:
@@ -136,6 +139,54 @@ def lineup_agents(lineup: Sequence[str], agents: dict[str, list]) -> list:
     return seated
 
 
+RESUME_SETTINGS = ("agents", "games", "seed", "schedule", "opponent", "agent_options")
+"""Settings that fix which games an evaluation plays: a resumed one must share them."""
+
+
+def resumed_games(env_config: dict, config: EvalConfig) -> dict[tuple[str, ...], list]:
+    """The games of the stopped evaluation ``config.resume`` names (its ``results.json`` or
+    the folder holding it), per lineup (its names, as :func:`arena.match.lineup_names` gives
+    them): every game is seeded by its number alone, so these are the games the resumed run
+    would play, and only the others need playing. The stored file must be partial, of the same
+    game and rules, and share the settings in ``RESUME_SETTINGS``; anything else is a
+    ``ValueError`` saying what differs. Empty without ``resume``."""
+    if config.resume is None:
+        return {}
+    path = Path(config.resume)
+    path = path / "results.json" if path.is_dir() else path
+    if not path.is_file():
+        raise FileNotFoundError(f"resume: no results.json at {config.resume}")
+    if config.save_records or config.gif_games:
+        raise ValueError("resume cannot write records or GIFs: results.json holds no moves of "
+                         "the games played before; resume without save_records and gif_games")
+    try:
+        stored = json.loads(path.read_text())
+        stored_env, settings, games = stored["env"], stored["settings"], stored["games"]
+    except (json.JSONDecodeError, KeyError, TypeError) as error:
+        raise ValueError(f"resume: {path} is not an evaluation's results.json ({error})") \
+            from None
+    if not stored.get("partial"):
+        raise ValueError(f"resume: {path} holds a finished evaluation (not partial); nothing "
+                         "to resume")
+    if stored_env != env_config:
+        raise ValueError(f"resume: {path} was played with env {stored_env}, not {env_config}")
+    settings = {**dataclasses.asdict(EvalConfig(agents=[])), **settings}
+    differ = [key for key in RESUME_SETTINGS if settings[key] != getattr(config, key)]
+    if differ:
+        raise ValueError("resume: the stopped evaluation had other " + ", ".join(
+            f"{key}={settings[key]!r} (now {getattr(config, key)!r})" for key in differ))
+    lineup_games: dict[tuple[str, ...], list] = {}
+    for game in games:
+        names = list(game["lineup"])
+        n = len(names)
+        lineup_games.setdefault(tuple(names), []).append(GameResult(
+            game["index"], [names.index(name) for name in game["seats"]],
+            [float(r) for r in game["returns"]], game["turns"], game["truncated"],
+            # files written before timings were stored: their moves count as untimed
+            game.get("think_seconds", [0.0] * n), game.get("moves", [0] * n)))
+    return lineup_games
+
+
 @dataclass
 class Evaluation:
     env_config: dict
@@ -160,7 +211,8 @@ def run_evaluation(env_config: dict, config: EvalConfig, out_dir: Path,
                    agents: dict[str, list] | None = None) -> Evaluation:
     """Play every lineup of ``config`` and write the outputs. ``agents``: those of
     :func:`build_agents` (``evaluate.py`` builds them while checking its config); built here
-    when not given."""
+    when not given. With ``config.resume``, the games of the stopped evaluation it names are
+    kept (:func:`resumed_games`) and only the others played."""
     console = console or Console(width=None if sys.stdout.isatty() else 120)
     if agents is None:
         agents = build_agents(env_config, config)
@@ -175,6 +227,10 @@ def run_evaluation(env_config: dict, config: EvalConfig, out_dir: Path,
     if bad:
         raise ValueError(f"gif_games {bad} out of range: each lineup plays games 0..{games - 1}")
     schedule = lineups(config, n)
+    resumed = resumed_games(env_config, config)
+    if resumed:
+        console.print(f"resuming {config.resume}: {sum(map(len, resumed.values()))} games "
+                      "played already")
     labels = short_labels(sorted({agent for lineup in schedule for agent in lineup}))
     if legend(labels):
         console.print(legend(labels))
@@ -185,10 +241,14 @@ def run_evaluation(env_config: dict, config: EvalConfig, out_dir: Path,
     partial = False
     try:
         with Progress(*columns, console=console) as progress:
+            played_before = sum(map(len, resumed.values()))
             task = progress.add_task("games", total=games * len(schedule))
-            # Rich draws no live bar where the output is a file (nohup, a job's log): lines then
+            progress.advance(task, played_before)
+            # Rich draws no live bar where the output is a file (nohup, a job's log): lines then,
+            # counting the games this run plays
             lines = (None if console.is_terminal else
-                     ProgressLine("evaluation", games * len(schedule), every_s=LOG_EVERY_S))
+                     ProgressLine("evaluation", games * len(schedule) - played_before,
+                                  every_s=LOG_EVERY_S))
 
             def advance(game_result) -> None:
                 finished.append(game_result)
@@ -198,18 +258,20 @@ def run_evaluation(env_config: dict, config: EvalConfig, out_dir: Path,
 
             for lineup in schedule:
                 progress.update(task, description=" vs ".join(labels[a] for a in lineup))
-                finished.clear()
+                played = resumed.get(tuple(lineup_names(lineup)), [])
+                finished[:] = played
                 result = play_match(env_config, lineup, games, config.seed, config.workers,
                                     config.agent_options, record=config.save_records
                                     or bool(config.gif_games), progress=advance,
                                     batch_games=config.batch_games,
-                                    agents=lineup_agents(lineup, agents))
+                                    agents=lineup_agents(lineup, agents), played=played)
                 matches.append(result)
                 progress.console.print(results_table(result, labels=labels))
     except KeyboardInterrupt:
         partial = True
         if finished:
-            matches.append(match_result(env_config, lineup_names(lineup), list(finished)))
+            matches.append(match_result(env_config, lineup_names(lineup),
+                                        sorted(finished, key=lambda g: g.index)))
         console.print(f"interrupted: writing the {sum(len(m.games) for m in matches)} games "
                       "finished so far, marked partial")
         if not matches:

@@ -282,7 +282,8 @@ def _play_task(task: _Task) -> GameResult:
 def play_match(env_config: dict, agent_specs: Sequence, num_games: int, seed: int,
                workers: int = 1, agent_options: dict | None = None, record: bool = False,
                progress: Callable[[GameResult], None] | None = None,
-               batch_games: int = 1, agents: Sequence | None = None) -> MatchResult:
+               batch_games: int = 1, agents: Sequence | None = None,
+               played: Sequence[GameResult] = ()) -> MatchResult:
     """Play ``num_games`` games of the ``env_config`` game between the lineup ``agent_specs``
     (one per seat: spec strings, or ``Agent`` instances when ``workers == 1``), seats rotated.
     ``agents``: the lineup's agents built already from its spec strings (a distinct instance
@@ -293,8 +294,10 @@ def play_match(env_config: dict, agent_specs: Sequence, num_games: int, seed: in
     With ``batch_games`` > 1 (and ``workers == 1``) that many games are played at once and
     network agents answer all their moves in one batch (:func:`play_games_batched`); the games
     are the same as one at a time. ``progress`` is called with each finished game, in game
-    order. Returns the games with per-agent summaries and ratings (Bradley–Terry for two
-    players, openskill for more).
+    order. ``played``: games of this match played already (a resumed evaluation): only the
+    other game numbers are played, and the result holds all of them in game order, the same
+    games as one uninterrupted match. Returns the games with per-agent summaries and ratings
+    (Bradley–Terry for two players, openskill for more).
     """
     game = envs.make_game(env_config)
     if len(agent_specs) != game.num_players:
@@ -309,38 +312,43 @@ def play_match(env_config: dict, agent_specs: Sequence, num_games: int, seed: in
     if instances and workers > 1:
         raise ValueError("agent instances can only play with workers=1; pass spec strings "
                          "to play in worker processes")
+    done = {g.index for g in played}
+    if len(done) != len(played) or not done <= set(range(num_games)):
+        raise ValueError(f"played games must have distinct numbers in 0..{num_games - 1}, got "
+                         f"{sorted(g.index for g in played)}")
+    todo = [index for index in range(num_games) if index not in done]
     games: list[GameResult] = []
-    if workers == 1:
+    if todo and workers == 1:
         agents = agents or [spec if not isinstance(spec, str)
                             else make_agent(spec, game, **options_for(spec, agent_options))
                             for spec in agent_specs]
         n = len(agents)
         if batch_games > 1 and can_batch(agent_specs, agents):
-            games = play_games_batched(game, agent_specs, agents, names, range(num_games), seed,
+            games = play_games_batched(game, agent_specs, agents, names, todo, seed,
                                        env_config, record, batch_games, agent_options, progress)
         else:
-            for index in range(num_games):
+            for index in todo:
                 dice_seed, agent_seeds = game_seeds(seed, index, n)
                 result = play_game(game, agents, names, index, rotation(index, n), dice_seed,
                                    agent_seeds, env_config, record)
                 games.append(result)
                 if progress:
                     progress(result)
-    else:
+    elif todo:
         if agents is None:  # fail here, with one clear error, not inside a worker
             for spec in agent_specs:
                 make_agent(spec, game, **options_for(spec, agent_options))
         tasks = [_Task(dict(env_config), tuple(agent_specs), agent_options, index, seed, record)
-                 for index in range(num_games)]
+                 for index in todo]
         context = multiprocessing.get_context("spawn")
         # Workers leave Ctrl-C to the main process, which stops the match.
-        with context.Pool(min(workers, num_games), initializer=signal.signal,
+        with context.Pool(min(workers, len(todo)), initializer=signal.signal,
                           initargs=(signal.SIGINT, signal.SIG_IGN)) as pool:
             for result in pool.imap(_play_task, tasks):
                 games.append(result)
                 if progress:
                     progress(result)
-    return match_result(env_config, names, games)
+    return match_result(env_config, names, sorted([*played, *games], key=lambda g: g.index))
 
 
 def match_result(env_config: dict, names: Sequence[str], games: list[GameResult]) -> MatchResult:

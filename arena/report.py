@@ -114,7 +114,8 @@ def write_json(path: Path, env_config: dict, settings: dict, matches: Sequence[M
         "ratings": [asdict(r) for r in ratings],
         "games": [
             {"lineup": m.names, "index": g.index, "seats": [m.names[a] for a in g.seats],
-             "returns": g.returns, "turns": g.turns, "truncated": g.truncated}
+             "returns": g.returns, "turns": g.turns, "truncated": g.truncated,
+             "think_seconds": g.think_seconds, "moves": g.moves}
             for m in matches for g in m.games
         ],
     }

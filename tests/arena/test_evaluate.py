@@ -212,3 +212,54 @@ def test_ctrl_c_writes_the_games_finished_so_far_marked_partial(tmp_path, stop):
     results = json.loads((tmp_path / "results.json").read_text())
     assert results["partial"] is True
     assert 0 < len(results["games"]) < 100000
+
+
+def test_resume_plays_only_the_missing_games_and_gets_the_uninterrupted_result(tmp_path):
+    """A stopped evaluation resumed with ``resume=<folder>`` keeps its games and plays the
+    others: the same games, in every lineup, as one uninterrupted run; the stopped folder is
+    left as it was."""
+    settings = ["env=nobles", "agents=[heuristic,random,mcts]", "games=4",
+                "agent_options.mcts.simulations=4", "chart=false"]
+    whole = evaluate(*settings, out=tmp_path / "whole")
+    assert whole.returncode == 0, whole.stderr
+    expected = json.loads((tmp_path / "whole" / "results.json").read_text())
+    stopped = dict(expected, partial=True)  # stopped in the second lineup, after its game 0
+    stopped["games"] = expected["games"][:4] + expected["games"][4:5]
+    (tmp_path / "stopped").mkdir()
+    stopped_text = json.dumps(stopped)
+    (tmp_path / "stopped" / "results.json").write_text(stopped_text)
+    run = evaluate(*settings, f"resume={tmp_path / 'stopped'}", out=tmp_path / "resumed")
+    assert run.returncode == 0, run.stderr
+    assert "5 games played already" in run.stdout
+    assert "evaluation: 7/7 games" in run.stdout  # only the missing ones were played
+    resumed = json.loads((tmp_path / "resumed" / "results.json").read_text())
+    assert resumed["partial"] is False
+
+    def outcomes(results):
+        return [{k: g[k] for k in ("lineup", "index", "seats", "returns", "turns", "truncated")}
+                for g in results["games"]]
+
+    assert outcomes(resumed) == outcomes(expected)
+    assert [m["agents"][0]["wins"] for m in resumed["matches"]] == \
+        [m["agents"][0]["wins"] for m in expected["matches"]]
+    assert (tmp_path / "stopped" / "results.json").read_text() == stopped_text
+
+
+@pytest.mark.parametrize("change, message", [
+    ("seed=1", "other seed=0 (now 1)"),
+    ("env.num_players=3", "was played with env"),
+    ("save_records=true", "cannot write records"),
+    ("finished", "not partial"),
+])
+def test_resume_refuses_a_file_that_does_not_fit(tmp_path, change, message):
+    settings = ["env=nobles", "agents=[heuristic,random]", "games=2", "chart=false"]
+    first = evaluate(*settings, out=tmp_path / "first")
+    assert first.returncode == 0, first.stderr
+    results_file = tmp_path / "first" / "results.json"
+    if change != "finished":
+        results_file.write_text(json.dumps(dict(json.loads(results_file.read_text()),
+                                                partial=True)))
+    overrides = [] if change == "finished" else [change]
+    run = evaluate(*settings, *overrides, f"resume={results_file}", out=tmp_path / "again")
+    assert run.returncode != 0
+    assert message in run.stderr and "Traceback" not in run.stderr, run.stderr
