@@ -14,7 +14,14 @@
   a network trained from the teacher's games alone followed the maps far less well (67-73%
   against random, against 82%; docs/experiments/alphazero_blockade.md), so that variant is gone.
 
-The wrapper keeps the encoder contract (``shape``, ``encode``, ``view_to_board_actions``), so
+- ``race_steps``: one constant plane per relative seat with that seat's race distance (steps
+  still needed to meet the win condition, :func:`envs.blockade.distances.race_distances`) over
+  the same ``rows + cols``, capped at 1. The race lead decides most positions of the published
+  rules, and it is a minimum over pawns and goals of the ``goal_steps`` maps read at the pawns'
+  cells: a global quantity that a small conv net's value head would have to assemble across the
+  board, given here as an input (as KataGo gives its net global features).
+
+The wrappers keep the encoder contract (``shape``, ``encode``, ``view_to_board_actions``), so
 search, self-play, symmetries and checkpoints use it like the game's own encoder.
 """
 
@@ -22,7 +29,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.blockade.distances import goal_distances, goal_distances_of_states
+from envs.blockade.distances import (
+    goal_distances,
+    goal_distances_of_states,
+    race_distances_of_states,
+)
 from envs.blockade.encoder import FLIPS, board_cells_in_view, seat_groups
 
 
@@ -96,7 +107,41 @@ class DistancePlanes:
         return self.encoder.view_to_board_actions(player)
 
 
+class RacePlanes:
+    """An encoder with one constant plane per relative seat appended: that seat's race distance
+    divided by ``horizon`` and capped at 1."""
+
+    def __init__(self, game, encoder, horizon: int):
+        self.game, self.encoder, self.horizon = game, encoder, horizon
+        c, h, w = encoder.shape
+        self.shape = (c + game.num_players, h, w)
+        self.planes = encoder.planes
+        self.action_layout = encoder.action_layout
+        n = game.num_players
+        self._seat_order = (np.arange(n)[:, None] + np.arange(n)[None, :]) % n
+
+    def _planes(self, states, players: np.ndarray) -> np.ndarray:
+        race = race_distances_of_states(states)  # [B, seat]
+        view = np.take_along_axis(race, self._seat_order[players], axis=1)
+        scaled = np.minimum(view, self.horizon).astype(np.float32) / np.float32(self.horizon)
+        _, h, w = self.shape
+        return np.broadcast_to(scaled[:, :, None, None], (len(states), len(scaled[0]), h, w))
+
+    def encode(self, state, player: int) -> np.ndarray:
+        return np.concatenate([self.encoder.encode(state, player),
+                               self._planes([state], np.array([player]))[0]])
+
+    def encode_many(self, states, players) -> np.ndarray:
+        players = np.asarray(players, dtype=np.int64)
+        return np.concatenate([self.encoder.encode_many(states, players),
+                               self._planes(states, players)], axis=1)
+
+    def view_to_board_actions(self, player: int) -> np.ndarray:
+        return self.encoder.view_to_board_actions(player)
+
+
 FEATURES = {
     "goal_steps": lambda game, encoder: DistancePlanes(game, encoder, game.rows + game.cols),
+    "race_steps": lambda game, encoder: RacePlanes(game, encoder, game.rows + game.cols),
 }
 """Blockade's derived planes by name: ``(game, encoder) -> encoder`` with them appended."""

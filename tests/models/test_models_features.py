@@ -102,7 +102,41 @@ def test_bitboard_distances_equal_a_plain_breadth_first_search(rows, cols):
         assert maps.tolist() == walk_distances_from_each(game, state, sources).tolist()
 
 
-@pytest.mark.parametrize("features", ["goal_steps"])
+@pytest.mark.parametrize("rules", ["seed", "lakeside"])
+@pytest.mark.parametrize("players", [2, 3])
+def test_race_planes_hold_each_seats_race_distance_from_the_observers_seat(players, rules):
+    """``race_steps``: one constant plane per relative seat, that seat's race distance (its
+    pawns' walking steps to meet the win condition, by a plain search here) / (rows + cols)."""
+    game = (blockade.Game(rules="lakeside") if players == 2 else
+            blockade.Game(num_players=players, path_rule="open", jumps=True)) \
+        if rules == "lakeside" else blockade.Game(num_players=players)
+    encoder = make_encoder(game, ["goal_steps", "race_steps"])
+    inner = make_encoder(game, ["goal_steps"])
+    horizon = game.rows + game.cols
+    rng = np.random.default_rng(players)
+    state = game.new_initial_state()
+    for _ in range(30):
+        if state.is_terminal():
+            break
+        state.apply_action(int(rng.choice(state.legal_actions())))
+        for p in range(players):
+            obs = encoder.encode(state, p)
+            assert obs.shape == encoder.shape == (inner.shape[0] + players, *inner.shape[1:])
+            np.testing.assert_array_equal(obs[:inner.shape[0]], inner.encode(state, p))
+            for i in range(players):
+                seat = (p + i) % players
+                goals = [game.cell(*square)
+                         for square in game.start_squares[OPPOSITE[game.corners[seat]]]]
+                steps = [[walk_distances(game, state, [goal])[pawn] for goal in goals]
+                         for pawn in state.pawns[2 * seat: 2 * seat + 2]]
+                race = (min(steps[0][0] + steps[1][1], steps[0][1] + steps[1][0])
+                        if game.win_condition == "both" else min(min(row) for row in steps))
+                plane = obs[inner.shape[0] + i]
+                assert np.all(plane == plane[0, 0])
+                assert plane[0, 0] == np.float32(min(race, horizon)) / np.float32(horizon)
+
+
+@pytest.mark.parametrize("features", ["goal_steps", "race_steps"])
 @pytest.mark.parametrize("players", [2, 4])
 def test_a_batch_encodes_each_position_as_alone(players, features):
     """encode_many (search leaves, rollout steps: mixed walls, movers and seats) gives every

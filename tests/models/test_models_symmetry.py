@@ -58,6 +58,7 @@ def random_states(game, count, seed):
     (barricade.Game(variant="intercept"), mirror_barricade, []),
     (blockade.Game(rows=9, cols=9), transpose_blockade, []),
     (blockade.Game(rows=9, cols=9), transpose_blockade, ["goal_steps"]),
+    (blockade.Game(rows=9, cols=9), transpose_blockade, ["goal_steps", "race_steps"]),
 ])
 def test_symmetry_maps_observation_and_mask_of_the_equivalent_position(game, transform,
                                                                        features):
