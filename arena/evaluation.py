@@ -26,6 +26,7 @@ from rich.progress import (
 import envs
 from agents import make_agent
 from arena.match import (
+    BACKENDS,
     GameResult,
     MatchResult,
     lineup_names,
@@ -61,6 +62,8 @@ class EvalConfig:
     games: int = 200
     seed: int = 0
     workers: int = 1
+    backend: str = "processes"
+    ray_address: str | None = None
     torch_threads: int = 1
     batch_games: int = 32
     schedule: str = "round_robin"
@@ -89,6 +92,9 @@ class EvalConfig:
             raise ValueError("agents is empty; give e.g. agents=[heuristic,random]")
         if len(set(self.agents)) != len(self.agents):
             raise ValueError(f"agents lists an agent twice: {self.agents}")
+        if self.backend not in BACKENDS:
+            raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got "
+                             f"{self.backend!r}")
         if self.schedule not in SCHEDULES:
             raise ValueError(f"schedule must be one of {', '.join(SCHEDULES)}, "
                              f"got {self.schedule!r}")
@@ -264,7 +270,8 @@ def run_evaluation(env_config: dict, config: EvalConfig, out_dir: Path,
                                     config.agent_options, record=config.save_records
                                     or bool(config.gif_games), progress=advance,
                                     batch_games=config.batch_games,
-                                    agents=lineup_agents(lineup, agents), played=played)
+                                    agents=lineup_agents(lineup, agents), played=played,
+                                    backend=config.backend, ray_address=config.ray_address)
                 matches.append(result)
                 progress.console.print(results_table(result, labels=labels))
     except KeyboardInterrupt:

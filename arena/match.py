@@ -279,11 +279,52 @@ def _play_task(task: _Task) -> GameResult:
                      task.record)
 
 
+BACKENDS = ("processes", "ray")
+
+
+def process_results(tasks: Sequence[_Task], workers: int):
+    """The games of ``tasks`` played by a pool of ``workers`` processes, in task order."""
+    context = multiprocessing.get_context("spawn")
+    # Workers leave Ctrl-C to the main process, which stops the match.
+    with context.Pool(min(workers, len(tasks)), initializer=signal.signal,
+                      initargs=(signal.SIGINT, signal.SIG_IGN)) as pool:
+        yield from pool.imap(_play_task, tasks)
+
+
+RAY_TASK_RETRIES = 3
+"""Times Ray replays a game whose worker died (killed, node lost): a game depends only on its
+task, so the replay is the same game."""
+
+
+def ray_results(tasks: Sequence[_Task], workers: int, address: str | None):
+    """The games of ``tasks`` as Ray tasks, in task order (each yielded as soon as it and
+    those before it are done). ``address=None`` starts a Ray of ``workers`` CPUs on this
+    machine for the match; ``auto`` or ``ray://host:port`` joins a cluster, whose CPUs all
+    take games. Agents are built once per Ray worker process and match (``_players``), as in
+    a process pool."""
+    from training.ray_runner import import_ray, init_args
+    from training.runner import RunnerConfig
+
+    ray = import_ray()
+    owns_ray = not ray.is_initialized()
+    if owns_ray:
+        ray.init(**init_args(RunnerConfig(name="ray", workers=workers, address=address)))
+    try:
+        play = ray.remote(num_cpus=1, max_retries=RAY_TASK_RETRIES)(_play_task)
+        refs = [play.remote(task) for task in tasks]
+        for ref in refs:
+            yield ray.get(ref)
+    finally:  # also when the caller stops early (Ctrl-C): games still queued are dropped
+        if owns_ray:
+            ray.shutdown()
+
+
 def play_match(env_config: dict, agent_specs: Sequence, num_games: int, seed: int,
                workers: int = 1, agent_options: dict | None = None, record: bool = False,
                progress: Callable[[GameResult], None] | None = None,
                batch_games: int = 1, agents: Sequence | None = None,
-               played: Sequence[GameResult] = ()) -> MatchResult:
+               played: Sequence[GameResult] = (), backend: str = "processes",
+               ray_address: str | None = None) -> MatchResult:
     """Play ``num_games`` games of the ``env_config`` game between the lineup ``agent_specs``
     (one per seat: spec strings, or ``Agent`` instances when ``workers == 1``), seats rotated.
     ``agents``: the lineup's agents built already from its spec strings (a distinct instance
@@ -296,13 +337,17 @@ def play_match(env_config: dict, agent_specs: Sequence, num_games: int, seed: in
     are the same as one at a time. ``progress`` is called with each finished game, in game
     order. ``played``: games of this match played already (a resumed evaluation): only the
     other game numbers are played, and the result holds all of them in game order, the same
-    games as one uninterrupted match. Returns the games with per-agent summaries and ratings
-    (Bradley–Terry for two players, openskill for more).
+    games as one uninterrupted match. With ``workers > 1``, ``backend`` says where the games
+    play: ``processes`` (a pool on this machine) or ``ray`` (:func:`ray_results`). Returns the
+    games with per-agent summaries and ratings (Bradley–Terry for two players, openskill for
+    more).
     """
     game = envs.make_game(env_config)
     if len(agent_specs) != game.num_players:
         raise ValueError(f"{game.name} with {game.num_players} players needs "
                          f"{game.num_players} agents, got {len(agent_specs)}")
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
     if num_games < 1 or workers < 1:
         raise ValueError(f"num_games and workers must be at least 1, got {num_games} and "
                          f"{workers}")
@@ -340,14 +385,12 @@ def play_match(env_config: dict, agent_specs: Sequence, num_games: int, seed: in
                 make_agent(spec, game, **options_for(spec, agent_options))
         tasks = [_Task(dict(env_config), tuple(agent_specs), agent_options, index, seed, record)
                  for index in todo]
-        context = multiprocessing.get_context("spawn")
-        # Workers leave Ctrl-C to the main process, which stops the match.
-        with context.Pool(min(workers, len(todo)), initializer=signal.signal,
-                          initargs=(signal.SIGINT, signal.SIG_IGN)) as pool:
-            for result in pool.imap(_play_task, tasks):
-                games.append(result)
-                if progress:
-                    progress(result)
+        results = (ray_results(tasks, workers, ray_address) if backend == "ray"
+                   else process_results(tasks, workers))
+        for result in results:
+            games.append(result)
+            if progress:
+                progress(result)
     return match_result(env_config, names, sorted([*played, *games], key=lambda g: g.index))
 
 

@@ -41,15 +41,17 @@ import torch
 
 from training.runner import RunnerConfig, Worker
 
-SHIPPED_PACKAGES = ("envs", "models", "agents", "search", "training", "arena", "policies")
+SHIPPED_PACKAGES = ("envs", "models", "agents", "search", "training", "arena", "policies",
+                    "zoo")
 """The project's packages (pyproject.toml's packages), shipped to the workers with ship_code."""
 
 
-def _import_ray():
+def import_ray():
     try:
         import ray
     except ImportError:
-        raise ValueError("runner=ray needs Ray: pip install -e '.[ray]'") from None
+        raise ValueError("Ray is not installed (runner=ray, evaluate.py backend=ray): "
+                         "pip install -e '.[ray]'") from None
     return ray
 
 
@@ -109,7 +111,7 @@ class RaySubmitted:
 class RayRunner:
     def __init__(self, make_worker: Callable[[], Worker], config: RunnerConfig,
                  say: Callable[[str], None] = lambda line: print(line, flush=True)):
-        ray = self.ray = _import_ray()
+        ray = self.ray = import_ray()
         self.config = config
         self.make_worker = make_worker
         self.say = say

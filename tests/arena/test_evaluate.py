@@ -263,3 +263,19 @@ def test_resume_refuses_a_file_that_does_not_fit(tmp_path, change, message):
     run = evaluate(*settings, *overrides, f"resume={results_file}", out=tmp_path / "again")
     assert run.returncode != 0
     assert message in run.stderr and "Traceback" not in run.stderr, run.stderr
+
+
+def test_games_on_ray_are_the_games_of_one_process(tmp_path):
+    """backend=ray plays each game as a Ray task on a Ray started for the evaluation (the
+    project's packages, zoo included, shipped to its workers): the same games as workers=1."""
+    pytest.importorskip("ray")
+    settings = ["env=nobles", "agents=[zoo:nobles_2p,heuristic]", "games=4", "chart=false"]
+    alone = evaluate(*settings, out=tmp_path / "alone")
+    assert alone.returncode == 0, alone.stderr
+    on_ray = evaluate(*settings, "workers=2", "backend=ray", out=tmp_path / "ray")
+    assert on_ray.returncode == 0, on_ray.stderr
+    games = [json.loads((tmp_path / folder / "results.json").read_text())["games"]
+             for folder in ("alone", "ray")]
+    for game in games[0] + games[1]:
+        del game["think_seconds"]
+    assert games[0] == games[1]
