@@ -160,23 +160,6 @@ def test_observations_stay_in_bounds_with_the_space_dtype():
             assert obs.dtype == space.dtype and space.contains(obs)
 
 
-def test_reset_seed_makes_games_deterministic():
-    def play(seed):
-        env = blockade.env()
-        env.reset(seed=seed)
-        for agent in env.possible_agents:
-            env.action_space(agent).seed(seed)
-        moves = []
-        for agent in env.agent_iter(200):
-            obs, _, term, trunc, _ = env.last()
-            action = None if term or trunc else env.action_space(agent).sample(obs["action_mask"])
-            moves.append(action)
-            env.step(action)
-        return moves
-
-    assert play(7) == play(7)
-
-
 def test_position_round_trip_and_action_text_round_trip():
     for n in (2, 3, 4):
         game = blockade.Game(num_players=n)

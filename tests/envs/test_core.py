@@ -81,3 +81,24 @@ def test_dead_agent_steps_take_only_none():
     with pytest.raises(ValueError, match="None"):
         env.step(0)
     env.step(None)
+
+
+@pytest.mark.parametrize("game", ["blockade", "barricade", "nobles"])
+def test_reset_seed_makes_games_deterministic(game):
+    """The same seed to ``reset`` and to the action spaces gives the same game (dice included),
+    and another seed another game."""
+    def play(seed):
+        env = envs.game_module(game).env()
+        env.reset(seed=seed)
+        for agent in env.possible_agents:
+            env.action_space(agent).seed(seed)
+        moves = []
+        for agent in env.agent_iter(300):
+            obs, _, term, trunc, _ = env.last()
+            action = None if term or trunc else env.action_space(agent).sample(obs["action_mask"])
+            moves.append(action)
+            env.step(action)
+        return moves
+
+    assert play(7) == play(7)
+    assert play(7) != play(8)
