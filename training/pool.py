@@ -75,14 +75,17 @@ class OpponentPool:
         if not self.baselines:
             self.baselines = [Entry(spec) for spec in self.config.baselines]
 
-    def add(self, weights: dict, iteration: int) -> Entry:
-        """A snapshot of ``weights`` (copied); the oldest leaves when the pool is full."""
+    def add(self, weights: dict, iteration: int) -> list[Entry]:
+        """A snapshot of ``weights`` (copied); the oldest leaves when the pool is full. Returns
+        the snapshots that left: games in flight may still face them (PPO keeps their weights
+        until those games end)."""
         entry = Entry(self.next_id, iteration, {k: v.detach().clone() for k, v in
                                                 weights.items()})
         self.next_id += 1
         self.snapshots.append(entry)
+        dropped = self.snapshots[:-self.config.capacity]
         del self.snapshots[:-self.config.capacity]
-        return entry
+        return dropped
 
     def probabilities(self) -> np.ndarray:
         """The scheme's distribution over ``snapshots`` (oldest first)."""

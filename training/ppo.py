@@ -10,9 +10,13 @@ policy everywhere (sampling, ratios, entropy).
 Each iteration: ``rollout.num_steps`` lockstep steps of ``rollout.num_envs`` games
 (training/rollout.py; the opponents' seats are played by snapshots from the pool,
 training/pool.py) -> GAE -> ``update_epochs`` passes of minibatch updates -> every
-``pool.snapshot_every`` iterations the current weights join the pool. Periodic evaluation goes
-through the arena (training/evaluation.py); checkpoints hold the weights, the optimiser, the
-pool, the games in flight and every generator, so a resumed run repeats an uninterrupted one.
+``pool.snapshot_every`` iterations the current weights join the pool. The games are split into
+``rollout.shards`` independent shards, which the runner's workers play (training/runner.py,
+training/rollout_shards.py: each worker returns its shards' transitions with GAE done), so the
+data are the same under every runner. Periodic evaluation goes through the arena
+(training/evaluation.py); checkpoints hold the weights, the optimiser, the pool, the shards (their
+games in flight and generators) and the minibatch generator, so a resumed run repeats an
+uninterrupted one, under any runner.
 """
 
 from __future__ import annotations
@@ -26,14 +30,22 @@ import torch
 
 from agents.policy import Policy
 from arena.report import ProgressLine
+from models.checkpoint import CheckpointError
 from models.config import from_mapping
 from training.checkpoint import numpy_rng_state, restore_numpy_rng
 from training.learner import Learner, LearnerConfig, masked_log_policy
 from training.pool import OpponentPool, PoolConfig
 from training.replay import ReplayBuffer
 from training.rewards import Outcomes, RewardConfig
-from training.rollout import Batch, Episode, Rollout, RolloutConfig
-from training.runner import RunnerConfig
+from training.rollout import Episode, RolloutConfig
+from training.rollout_shards import (
+    RolloutFactory,
+    RolloutRound,
+    ShardResult,
+    Transitions,
+    new_shard,
+)
+from training.runner import RunnerConfig, make_runner
 from training.shaping import Potential, ShapingConfig
 from training.trainer import LoopConfig, NetworkAlgorithm
 from training.warmstart import WarmStartConfig, teacher_samples
@@ -91,21 +103,6 @@ class PPOConfig(LoopConfig):
                              "round (AlphaZero's does); set it to 0")
 
 
-def gae(batch: Batch, gamma: float, lam: float, num_envs: int) -> tuple[np.ndarray, np.ndarray]:
-    """Advantages and returns by GAE(lambda) along each seat's chain of transitions
-    (``next_index``), newest step first; a chain ends in a finished game (value 0) or in the
-    rollout's bootstrap value."""
-    adv = np.zeros_like(batch.reward)
-    for row in reversed(range(0, len(adv), num_envs)):
-        j = np.arange(row, row + num_envs)
-        nxt, done = batch.next_index[j], batch.done[j]
-        linked = (nxt >= 0) & ~done
-        next_value = np.where(linked, batch.value[nxt], np.where(done, 0.0, batch.bootstrap[j]))
-        delta = batch.reward[j] + gamma * next_value - batch.value[j]
-        adv[j] = delta + gamma * lam * np.where(linked, adv[nxt], 0.0)
-    return adv, adv + batch.value
-
-
 def ppo_loss(logits: torch.Tensor, values: torch.Tensor, mask: torch.Tensor,
              action: torch.Tensor, old_logp: torch.Tensor, old_value: torch.Tensor,
              advantages: torch.Tensor, returns: torch.Tensor,
@@ -157,6 +154,12 @@ def episode_metrics(episodes: list[Episode]) -> dict:
     return out
 
 
+STATE_VERSION = 2
+"""The layout of a PPO checkpoint's ``state``. 2: the rollout as shards (``shards``,
+``retired``); files of version 1 (one rollout, ``state.rollout``) are refused with a clear
+error."""
+
+
 class PPO(NetworkAlgorithm):
     """The training state of one PPO run; :class:`training.trainer.Trainer` runs it."""
 
@@ -164,20 +167,21 @@ class PPO(NetworkAlgorithm):
     Config = PPOConfig
 
     def __init__(self, config: dict):
-        runner = from_mapping(RunnerConfig, config["runner"], "runner")
-        if runner.name != "local":  # a silently local run would not be what was asked for
-            raise ValueError(f"runner={runner.name} distributes AlphaZero's self-play; PPO's "
-                             "rollouts run in the training process: use runner=local")
-        torch.set_num_threads(runner.torch_threads)
         super().__init__(config)
-        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=self.algo.optim.lr, eps=1e-5)
-        self.pool = OpponentPool(self.algo.pool)
+        algo = self.algo
+        # A bad config fails here, not in a worker process.
+        algo.rollout.check(self.game)
+        self.outcomes = Outcomes(self.game, algo.rewards)
+        Potential(self.game, algo.shaping, algo.rewards)
+        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=algo.optim.lr, eps=1e-5)
+        self.pool = OpponentPool(algo.pool)
+        self.retired: dict[int, dict] = {}  # snapshots that left the pool, still faced in a game
         self.rng = np.random.default_rng([self.seed, 3])  # minibatch order
-        self.rollout = Rollout(
-            self.game, self.encoder, self.net, self.pool, self.algo.rollout,
-            Outcomes(self.game, self.algo.rewards),
-            Potential(self.game, self.algo.shaping, self.algo.rewards), self.algo.loss.gamma,
-            np.random.default_rng([self.seed, 4]), self.make_net, _make_agent)
+        self.shards = [new_shard(self.seed, index) for index in range(algo.rollout.shards)]
+        self.runner = make_runner(
+            from_mapping(RunnerConfig, config["runner"], "runner"),
+            RolloutFactory(self.env_config, self.model_config, algo.rollout, algo.pool,
+                           algo.rewards, algo.shaping, algo.loss.gamma, algo.loss.gae_lambda))
         self.counters = {"iteration": 0, "agent_steps": 0, "learner_steps": 0, "episodes": 0,
                          "seconds": 0.0, "started": False}
 
@@ -189,19 +193,29 @@ class PPO(NetworkAlgorithm):
                       temperature=self.algo.eval.temperature)
 
     def state_dict(self) -> dict:
-        return {"optimizer": self.optimizer.state_dict(), "pool": self.pool.state_dict(),
-                "rollout": self.rollout.state_dict(),
-                "rng": {"update": numpy_rng_state(self.rng),
-                        "rollout": numpy_rng_state(self.rollout.rng)}}
+        return {"version": STATE_VERSION, "optimizer": self.optimizer.state_dict(),
+                "pool": self.pool.state_dict(), "retired": self.retired, "shards": self.shards,
+                "rng": numpy_rng_state(self.rng)}
 
     def load_state_dict(self, payload: dict) -> None:
         state = payload["state"]
+        if state.get("version") != STATE_VERSION:
+            raise CheckpointError(
+                f"this PPO checkpoint's state has layout version {state.get('version', 1)}, "
+                f"this code reads version {STATE_VERSION} (the rollout in shards): train it "
+                "again with this version (older layouts are not converted)")
+        sizes = self.algo.rollout.shard_sizes()
+        saved = [len(shard["games"]) for shard in state["shards"]]
+        if saved not in (sizes, [0] * len(sizes)):  # full shards, or none played yet
+            raise CheckpointError(
+                f"the checkpoint's rollout holds {saved} games per shard, algo.rollout.num_envs "
+                f"and algo.rollout.shards give {sizes}: resume with the checkpoint's values")
         self.net.load_state_dict(payload["model"]["weights"])
         self.optimizer.load_state_dict(state["optimizer"])
         self.pool.load_state_dict(state["pool"])
-        self.rollout.load_state_dict(state["rollout"])
-        self.rng = restore_numpy_rng(state["rng"]["update"])
-        self.rollout.rng = restore_numpy_rng(state["rng"]["rollout"])
+        self.retired = dict(state["retired"])
+        self.shards = list(state["shards"])
+        self.rng = restore_numpy_rng(state["rng"])
         self.counters = dict(payload["counters"])
 
     def replay_state(self) -> None:
@@ -222,8 +236,7 @@ class PPO(NetworkAlgorithm):
             start = time.perf_counter()
             print(f"warm start: {config.games} {config.teacher} vs {config.opponent} games "
                   "first; nothing is saved until it ends", flush=True)
-            samples = teacher_samples(self.game, self.encoder, config,
-                                      Outcomes(self.game, self.algo.rewards), self.seed,
+            samples = teacher_samples(self.game, self.encoder, config, self.outcomes, self.seed,
                                       progress=ProgressLine("warm start", config.games))
             replay = ReplayBuffer(len(samples), self.encoder.shape, self.game.num_actions,
                                   self.game.num_players)
@@ -238,50 +251,72 @@ class PPO(NetworkAlgorithm):
         self.pool.add(self.net.state_dict(), 0)
         return stats
 
+    def collect(self) -> tuple[list[ShardResult], float]:
+        """One rollout of every shard, played by the runner's workers with the current weights
+        and pool; the shards move on, the pool records their finished games. Returns the
+        shards' results and the seconds it took."""
+        self.runner.start_round(RolloutRound(self.net.state_dict(), self.pool.state_dict(),
+                                             self.retired))
+        start = time.perf_counter()
+        results = self.runner.play(self.shards)
+        seconds = time.perf_counter() - start
+        self.shards = [result.state for result in results]
+        for episode in (e for result in results for e in result.episodes):
+            if episode.opponent is not None:
+                self.pool.record(episode.opponent, episode.opponent_score())
+        return results, seconds
+
     def iteration(self, number: int, progress: float) -> dict:
-        """A rollout against the pool -> GAE -> ``update_epochs`` passes of minibatch updates;
-        every ``pool.snapshot_every`` iterations the current weights join the pool."""
+        """A rollout against the pool (with GAE, in the workers) -> ``update_epochs`` passes of
+        minibatch updates; every ``pool.snapshot_every`` iterations the current weights join the
+        pool."""
         algo, c = self.algo, self.counters
         if algo.optim.anneal_lr:  # linear to 0 over the run
             lr = algo.optim.lr * (1.0 - progress)
             for group in self.optimizer.param_groups:
                 group["lr"] = lr
         self.net.eval()  # conv nets: batch norm as in the rollout (running statistics)
-        batch, episodes, stats = self.rollout.collect()
-        adv, returns = gae(batch, algo.loss.gamma, algo.loss.gae_lambda,
-                           algo.rollout.num_envs)
+        results, seconds = self.collect()
+        data = Transitions.concat([result.transitions for result in results])
+        episodes = [e for result in results for e in result.episodes]
+        agent_steps = sum(result.agent_steps for result in results)
         start = time.perf_counter()
-        stats.update(self.update(batch, adv, returns))
+        stats = self.update(data)
         learn_seconds = time.perf_counter() - start
         c["episodes"] += len(episodes)
-        c["agent_steps"] += stats["rollout/agent_steps"]
+        c["agent_steps"] += agent_steps
         stats.update(episode_metrics(episodes))
         stats.update({
-            "rollout/agent_steps_per_s": stats["rollout/agent_steps"] / stats["rollout/seconds"],
-            "learner/samples_per_s": len(adv) * algo.optim.update_epochs / learn_seconds,
-            "ppo/explained_variance": explained_variance(batch.value, returns),
+            "rollout/agent_steps": agent_steps, "rollout/seconds": seconds,
+            "rollout/agent_steps_per_s": agent_steps / seconds,
+            "learner/samples_per_s": len(data) * algo.optim.update_epochs / learn_seconds,
+            "ppo/explained_variance": explained_variance(data.value, data.returns),
             "ppo/lr": self.optimizer.param_groups[0]["lr"],
-            "ppo/advantage_std": float(adv.std()),
+            "ppo/advantage_std": float(data.advantages.std()),
             "pool/size": len(self.pool.snapshots),
             "pool/opponent_score": float(np.mean([e.score for e in self.pool.snapshots])),
-            "counters/agent_steps": c["agent_steps"], "counters/episodes": c["episodes"]})
+            "counters/agent_steps": c["agent_steps"], "counters/episodes": c["episodes"],
+            "runner/restarts": self.runner.restarts})
         if number % algo.pool.snapshot_every == 0:
-            self.pool.add(self.net.state_dict(), number)
+            dropped = self.pool.add(self.net.state_dict(), number)
+            self.retired.update((e.key, e.weights) for e in dropped)
+        faced = {g["opponent"] for shard in self.shards for g in shard["games"]}
+        self.retired = {k: w for k, w in self.retired.items() if k in faced}
         return stats
 
-    def update(self, batch: Batch, adv: np.ndarray, returns: np.ndarray) -> dict:
+    def update(self, data: Transitions) -> dict:
         """``update_epochs`` passes over the rollout in shuffled minibatches (CleanRL)."""
         o = self.algo.optim
-        data = [torch.from_numpy(x) for x in (batch.obs, batch.mask, batch.action, batch.logp,
-                                               batch.value, adv, returns)]
-        size = len(adv)
+        tensors = [torch.from_numpy(x) for x in (data.obs, data.mask, data.action, data.logp,
+                                                  data.value, data.advantages, data.returns)]
+        size = len(data)
         totals: dict[str, float] = {}
         updates = 0
         for _epoch in range(o.update_epochs):
             order = self.rng.permutation(size)
             for start in range(0, size, o.minibatch_size):
                 mb = torch.from_numpy(order[start:start + o.minibatch_size])
-                obs, mask, action, logp, value, mb_adv, mb_ret = (x[mb] for x in data)
+                obs, mask, action, logp, value, mb_adv, mb_ret = (x[mb] for x in tensors)
                 logits, values = self.net(obs)
                 loss, stats = ppo_loss(logits, values[:, 0], mask, action, logp, value, mb_adv,
                                        mb_ret, self.algo.loss)
@@ -312,10 +347,5 @@ class PPO(NetworkAlgorithm):
         return None  # rollouts keep no whole games
 
     def close(self) -> None:
-        pass
-
-
-def _make_agent(spec: str, game):
-    from agents import make_agent
-
-    return make_agent(spec, game)
+        """Stop the runner's workers."""
+        self.runner.close()

@@ -1,26 +1,27 @@
 """``runner=ray``: self-play workers as Ray actors, the learner in this (the driver) process.
 
 The runner keeps training/runner.py's interface (``start_round``, ``submit``, ``collect``,
-``play``), so AlphaZero is the same code under every runner and a seed gives the same game
-everywhere:
+``play``), so AlphaZero and PPO are the same code under every runner and an item (a game's
+seed, a PPO rollout shard) gives the same result everywhere:
 
-- A round (training/selfplay.py's ``Round``: the weights and what else the learner sends) goes
-  through Ray's object store once per ``start_round`` (``ray.put``) under a version
-  number. Each task carries the version and a reference to the round it was submitted with; an
-  actor whose version differs fetches and loads them first, and every result names the version
-  it was played with, so a result of other weights can never reach the learner unnoticed.
-- An iteration's seeds are cut into tasks of ``games_per_task`` games. ``submit`` gives every
-  actor its first task; ``collect`` gives each actor that finishes the next one and gathers
-  results as they come (``ray.wait``), so a fast actor takes more tasks instead of waiting for
-  the slowest one. (So between the two calls, while AlphaZero's pipelined learner trains, each
-  actor plays one task: with the default ``games_per_task``, an equal share, that is all of
-  them.) The records still come back in seed order: the learner step needs the whole
-  iteration's games (as with the local runner), and the order fixes the replay buffer's
-  contents.
-- A task returns only whole games. An actor that dies (its process killed, its node lost) loses
-  its task's games: the runner logs a line, counts the restart (``runner/restarts`` in W&B),
-  starts a fresh actor and gives it the same seeds again, which replays the same games; no
-  part of a game ever enters the replay buffer.
+- A round (the weights and what else the learner sends: training/selfplay.py's ``Round``,
+  training/rollout_shards.py's ``RolloutRound``) goes through Ray's object store once per
+  ``start_round`` (``ray.put``) under a version number. Each task carries the version and a
+  reference to the round it was submitted with; an actor whose version differs fetches and
+  loads them first, and every result names the version it was played with, so a result of
+  other weights can never reach the learner unnoticed.
+- An iteration's items are cut into tasks of ``games_per_task`` items (games, or PPO's rollout
+  shards). ``submit`` gives every actor its first task; ``collect`` gives each actor that
+  finishes the next one and gathers results as they come (``ray.wait``), so a fast actor takes
+  more tasks instead of waiting for the slowest one. (So between the two calls, while
+  AlphaZero's pipelined learner trains, each actor plays one task: with the default
+  ``games_per_task``, an equal share, that is all of them.) The results still come back in
+  item order: the learner step needs the whole iteration's results (as with the local runner),
+  and the order fixes what it learns from.
+- A task returns only whole results (whole games, whole rollouts). An actor that dies (its
+  process killed, its node lost) loses its task: the runner logs a line, counts the restart
+  (``runner/restarts`` in W&B), starts a fresh actor and gives it the same items again, which
+  plays them the same way; no part of a lost task ever reaches the learner.
 
 ``runner.address=null`` starts a small Ray on this machine for the run (``workers *
 cpus_per_worker`` CPUs, no dashboard) and stops it at the end; ``auto`` or ``ray://host:port``
@@ -77,16 +78,16 @@ class SelfPlayActor:
         self.worker = make_worker()
         self.version = -1
 
-    def play(self, version: int, selfplay_round: list, seeds: list[int]) -> tuple[int, list]:
-        """One task: ``selfplay_round`` is ``[ObjectRef]`` of training/selfplay.py's ``Round``
-        (in a list so that Ray passes the reference and the actor fetches the round's weights
-        only when its version is stale)."""
+    def play(self, version: int, work_round: list, items: list) -> tuple[int, list]:
+        """One task: ``work_round`` is ``[ObjectRef]`` of the round (in a list so that Ray
+        passes the reference and the actor fetches the round's weights only when its version
+        is stale)."""
         if version != self.version:
             import ray
 
-            self.worker.start_round(ray.get(selfplay_round[0]))
+            self.worker.start_round(ray.get(work_round[0]))
             self.version = version
-        return self.version, self.worker.play(seeds)
+        return self.version, self.worker.play(items)
 
     def pid(self) -> int:
         import os
@@ -96,13 +97,13 @@ class SelfPlayActor:
 
 @dataclass
 class RaySubmitted:
-    """Games sent to a :class:`RayRunner`: the round's version and reference, the tasks, their
+    """Items sent to a :class:`RayRunner`: the round's version and reference, the tasks, their
     results so far, those not yet given to an actor and those running (result reference ->
     actor index, that actor, task index)."""
 
     version: int
     round_ref: Any
-    tasks: list[list[int]]
+    tasks: list[list]
     results: list[list | None]
     waiting: deque[int]
     running: dict = field(default_factory=dict)
@@ -128,18 +129,18 @@ class RayRunner:
     def _start_actor(self):
         return self.actor_class.remote(self.make_worker, self.config.torch_threads)
 
-    def start_round(self, selfplay_round) -> None:
+    def start_round(self, work_round) -> None:
         self.version += 1
-        self.round_ref = self.ray.put(selfplay_round)
+        self.round_ref = self.ray.put(work_round)
 
-    def tasks(self, seeds: list[int]) -> list[list[int]]:
-        size = self.config.games_per_task or -(-len(seeds) // self.config.workers)
-        return [seeds[i:i + size] for i in range(0, len(seeds), size)]
+    def tasks(self, items: list) -> list[list]:
+        size = self.config.games_per_task or -(-len(items) // self.config.workers)
+        return [items[i:i + size] for i in range(0, len(items), size)]
 
-    def submit(self, seeds: list[int]) -> RaySubmitted:
+    def submit(self, items: list) -> RaySubmitted:
         if self.round_ref is None:
             raise RuntimeError("RayRunner.submit before start_round: the actors have no weights")
-        tasks = self.tasks(list(seeds))
+        tasks = self.tasks(list(items))
         handle = RaySubmitted(self.version, self.round_ref, tasks, [None] * len(tasks),
                               deque(range(len(tasks))))
         self._dispatch(handle)
@@ -161,21 +162,21 @@ class RayRunner:
             [ref], _ = ray.wait(list(handle.running), num_returns=1)
             index, actor, task = handle.running.pop(ref)
             try:
-                version, records = ray.get(ref)
+                version, results = ray.get(ref)
             except (ray.exceptions.RayActorError, ray.exceptions.ActorUnavailableError) as error:
-                self._replace(index, actor, error, len(handle.tasks[task]))
+                self._replace(index, actor, error)
                 handle.waiting.appendleft(task)
             else:
                 if version != handle.version:
-                    raise RuntimeError(f"worker {index} returned games of weights version "
+                    raise RuntimeError(f"worker {index} returned results of weights version "
                                        f"{version}, not their round's {handle.version}")
-                handle.results[task] = records
-        return [record for part in handle.results for record in part]
+                handle.results[task] = results
+        return [result for part in handle.results for result in part]
 
-    def play(self, seeds: list[int]) -> list:
-        return self.collect(self.submit(seeds))
+    def play(self, items: list) -> list:
+        return self.collect(self.submit(items))
 
-    def _replace(self, index: int, actor, error: Exception, games: int) -> None:
+    def _replace(self, index: int, actor, error: Exception) -> None:
         """A fresh actor in place of a dead one (unless another collect has replaced it)."""
         if self.actors[index] is not actor:
             return
@@ -185,7 +186,7 @@ class RayRunner:
                                f"than runner.max_restarts={self.config.max_restarts}; last: "
                                f"{type(error).__name__}") from error
         self.say(f"runner: worker {index} died ({type(error).__name__}); started a new one, "
-                 f"replaying its {games} unfinished games (restart {self.restarts})")
+                 f"which replays its unfinished task (restart {self.restarts})")
         self.ray.kill(actor)  # a node that is only unreachable may come back
         self.actors[index] = self._start_actor()
 

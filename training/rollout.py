@@ -18,8 +18,11 @@ it ends (engine returns, or ``rewards.adjudication`` for a truncated game) and, 
 shaping (Ng et al. 1999) leaves the optimal policies unchanged while giving every move a signal.
 
 Everything random (seats, opponents, dice, sampled actions, baseline agents' seeds) comes from
-one generator, so a rollout depends only on its seed and the weights; games in flight are saved
-as their action histories and rebuilt by replaying them, which makes a resume exact.
+one generator, so a rollout depends only on its generator's state, its games in flight, the
+weights and the opponent pool. Its state (``state_dict``: the generator and the games in flight
+as their action histories) is plain data, rebuilt by replaying the actions, which makes a resume
+exact and lets any worker play it on (training/rollout_shards.py: a run's ``num_envs`` games
+split into ``shards`` such rollouts).
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ import torch
 
 from envs.core import sample_chance
 from models.evaluator import ViewMaps, encode_batch, onednn
+from training.checkpoint import numpy_rng_state, restore_numpy_rng
 from training.learner import masked_log_policy
 from training.pool import Entry, OpponentPool
 from training.rewards import Outcomes
@@ -67,11 +71,25 @@ class RolloutConfig:
     num_steps: int = 32
     learner_seats: int = 1
     onednn: bool = False  # oneDNN convolutions in the rollout's forwards (models.evaluator.onednn)
+    shards: int = 1  # independent rollouts the games are split into (training/rollout_shards.py)
 
     def __post_init__(self):
         if self.num_envs < 1 or self.num_steps < 1 or self.learner_seats < 1:
             raise ValueError("num_envs, num_steps and learner_seats must be >= 1, got "
                              f"{self.num_envs}, {self.num_steps}, {self.learner_seats}")
+        if not 1 <= self.shards <= self.num_envs:
+            raise ValueError(f"rollout.shards must be in [1, num_envs={self.num_envs}], got "
+                             f"{self.shards}")
+
+    def check(self, game) -> None:
+        if self.learner_seats > game.num_players:
+            raise ValueError(f"learner_seats={self.learner_seats} exceeds the game's "
+                             f"{game.num_players} players")
+
+    def shard_sizes(self) -> list[int]:
+        """Games per shard: ``num_envs`` split as evenly as it goes, the larger shards first."""
+        small, larger = divmod(self.num_envs, self.shards)
+        return [small + (i < larger) for i in range(self.shards)]
 
 
 @dataclass
@@ -102,6 +120,21 @@ class Batch:
                    np.zeros(size, np.float32))
 
 
+def gae(batch: Batch, gamma: float, lam: float, num_envs: int) -> tuple[np.ndarray, np.ndarray]:
+    """Advantages and returns by GAE(lambda) along each seat's chain of transitions
+    (``next_index``), newest step first; a chain ends in a finished game (value 0) or in the
+    rollout's bootstrap value."""
+    adv = np.zeros_like(batch.reward)
+    for row in reversed(range(0, len(adv), num_envs)):
+        j = np.arange(row, row + num_envs)
+        nxt, done = batch.next_index[j], batch.done[j]
+        linked = (nxt >= 0) & ~done
+        next_value = np.where(linked, batch.value[nxt], np.where(done, 0.0, batch.bootstrap[j]))
+        delta = batch.reward[j] + gamma * next_value - batch.value[j]
+        adv[j] = delta + gamma * lam * np.where(linked, adv[nxt], 0.0)
+    return adv, adv + batch.value
+
+
 @dataclass
 class Episode:
     """A finished game, from the learner's side."""
@@ -110,6 +143,10 @@ class Episode:
     learner_return: float  # engine return, mean over the learner's seats (unshaped)
     decisions: int  # agent steps of all seats
     truncated: bool
+
+    def opponent_score(self) -> float:
+        """The opponent's score, as the pool records it: 1 it won, 1/2 neither, 0 it lost."""
+        return 0.5 - 0.5 * float(np.sign(self.learner_return))
 
 
 @dataclass
@@ -127,24 +164,24 @@ class Slot:
 
 
 class Rollout:
-    """The vector of games and the step loop; ``collect()`` returns one rollout's transitions.
+    """A vector of ``num_envs`` games and the step loop; ``collect()`` returns one rollout's
+    transitions. The opponents come from ``pool``, whose scores the finished games update.
 
     ``make_net()`` builds a network of the learner's shape for opponent snapshots;
     ``make_agent(spec, game)`` builds baseline agents (``agents.make_agent``).
     """
 
     def __init__(self, game, encoder, net: torch.nn.Module, pool: OpponentPool,
-                 config: RolloutConfig, outcomes: Outcomes, potential: Potential, gamma: float,
-                 rng: np.random.Generator, make_net: Callable[[], torch.nn.Module],
-                 make_agent: Callable | None = None):
-        if config.learner_seats > game.num_players:
-            raise ValueError(f"learner_seats={config.learner_seats} exceeds the game's "
-                             f"{game.num_players} players")
+                 config: RolloutConfig, num_envs: int, outcomes: Outcomes, potential: Potential,
+                 gamma: float, rng: np.random.Generator,
+                 make_net: Callable[[], torch.nn.Module], make_agent: Callable | None = None):
+        config.check(game)
         self.game = game
         self.encoder = encoder
         self.net = net
         self.pool = pool
         self.config = config
+        self.num_envs = num_envs
         self.outcomes = outcomes
         self.potential = potential
         self.gamma = gamma
@@ -207,13 +244,13 @@ class Rollout:
 
     def start(self) -> None:
         """Fresh games in every slot, each advanced to a learner decision."""
-        self.slots = [self._new_game(i) for i in range(self.config.num_envs)]
+        self.slots = [self._new_game(i) for i in range(self.num_envs)]
         self._advance(None, [])
 
     def collect(self) -> tuple[Batch, list[Episode], dict]:
         if not self.slots:
             self.start()
-        n_envs, steps = self.config.num_envs, self.config.num_steps
+        n_envs, steps = self.num_envs, self.config.num_steps
         batch = Batch.empty(n_envs * steps, self.encoder.shape, self.game.num_actions)
         episodes: list[Episode] = []
         start, agent_steps = time.perf_counter(), self.agent_steps
@@ -302,11 +339,12 @@ class Rollout:
             if batch is not None:
                 batch.reward[j] += outcome[seat] - slot.phi[seat]
                 batch.done[j] = True
-        learner_return = float(np.mean(returns[slot.learner]))
+        episode = Episode(None if slot.opponent is None else slot.opponent.key,
+                          float(np.mean(returns[slot.learner])), slot.decisions,
+                          bool(slot.state.is_truncated()))
         if slot.opponent is not None:
-            self.pool.record(slot.opponent.key, 0.5 - 0.5 * float(np.sign(learner_return)))
-        episodes.append(Episode(None if slot.opponent is None else slot.opponent.key,
-                                learner_return, slot.decisions, bool(slot.state.is_truncated())))
+            self.pool.record(slot.opponent.key, episode.opponent_score())
+        episodes.append(episode)
 
     def _bootstrap(self, batch: Batch) -> None:
         """Close the rollout: every open transition gets the shaping up to here and the value of
@@ -325,43 +363,53 @@ class Rollout:
         for slot in self.slots:
             slot.open, slot.phi = {}, {}
 
-    # -- checkpoints ------------------------------------------------------------------------
+    # -- state ------------------------------------------------------------------------------
 
     def state_dict(self) -> dict:
-        """The games in flight as plain data: seats, opponent, baseline seeds and the actions
-        played so far (a snapshot that has left the pool travels with its weights)."""
-        games = []
-        for slot in self.slots:
-            opponent = slot.opponent
-            games.append({
-                "learner": slot.learner.tolist(), "actions": list(slot.actions),
-                "decisions": slot.decisions,
-                "agent_seeds": {str(k): v for k, v in slot.agent_seeds.items()},
-                "opponent": None if opponent is None else opponent.key,
-                "opponent_weights": (opponent.weights if opponent is not None
-                                     and self.pool.entry(opponent.key) is None else None)})
-        return {"games": games, "agent_steps": self.agent_steps}
+        """The generator and the games in flight as plain data: seats, opponent key, baseline
+        seeds and the actions played so far."""
+        games = [{"learner": slot.learner.tolist(), "actions": list(slot.actions),
+                  "decisions": slot.decisions,
+                  "agent_seeds": {str(k): v for k, v in slot.agent_seeds.items()},
+                  "opponent": None if slot.opponent is None else slot.opponent.key}
+                 for slot in self.slots]
+        return {"rng": numpy_rng_state(self.rng), "games": games,
+                "agent_steps": self.agent_steps}
 
-    def load_state_dict(self, state: dict) -> None:
+    def load_state_dict(self, state: dict, retired: dict[int, dict]) -> None:
         """Rebuild the games by replaying their actions; baseline agents replay their moves too,
-        so their per-game state is as it was."""
+        so their per-game state is as it was. ``retired``: the weights of snapshots that have
+        left the pool, by key, for games that still face one."""
+        self.rng = restore_numpy_rng(state["rng"])
         self.slots = []
         for index, g in enumerate(state["games"]):
-            key = g["opponent"]
-            entry = None
-            if key is not None:
-                entry = self.pool.entry(key) or Entry(key, weights=g["opponent_weights"])
             seeds = {int(k): v for k, v in g["agent_seeds"].items()}
-            slot = Slot(self.game.new_initial_state(), np.array(g["learner"], bool), entry,
-                        seeds, decisions=g["decisions"])
+            slot = Slot(self.game.new_initial_state(), np.array(g["learner"], bool),
+                        self._entry(g["opponent"], retired), seeds, decisions=g["decisions"])
             for seat, seed in seeds.items():
-                self._agent(index, seat, key).reset(self.game, seat, seed)
+                self._agent(index, seat, g["opponent"]).reset(self.game, seat, seed)
             for action in g["actions"]:
                 player = slot.state.current_player()
                 if player in seeds:
-                    replayed = self._agent(index, player, key).act(slot.state)
+                    replayed = self._agent(index, player, g["opponent"]).act(slot.state)
                     assert replayed == action, "baseline agent replays differently"
                 slot.state.apply_action(action)
                 slot.actions.append(action)
             self.slots.append(slot)
         self.agent_steps = int(state["agent_steps"])
+
+    def attach(self, pool: OpponentPool, retired: dict[int, dict]) -> None:
+        """Play on against ``pool`` (a new round's copy of the learner's): the games in flight
+        face the same opponents, looked up by key."""
+        self.pool = pool
+        for slot in self.slots:
+            slot.opponent = self._entry(None if slot.opponent is None else slot.opponent.key,
+                                        retired)
+
+    def _entry(self, key: int | str | None, retired: dict[int, dict]) -> Entry | None:
+        if key is None:
+            return None
+        entry = self.pool.entry(key)
+        if entry is None:  # a snapshot that has left the pool since the game began
+            entry = Entry(key, weights=retired[key])
+        return entry

@@ -1,21 +1,25 @@
 """Runners move work between the learner and self-play workers through a narrow interface:
 
-    runner.start_round(selfplay_round)   # the learner's latest (weights, ...), to every worker
-    handle = runner.submit(seeds)        # one game per seed, with the round started last
-    records = runner.collect(handle)     # their records in seed order (waits for them)
-    records = runner.play(seeds)         # the two at once
+    runner.start_round(work_round)    # the learner's latest (weights, ...), to every worker
+    handle = runner.submit(items)     # work items, played with the round started last
+    results = runner.collect(handle)  # one result per item, in item order (waits for them)
+    results = runner.play(items)      # the two at once
 
-Between ``submit`` and ``collect`` the caller is free (AlphaZero's ``algo.pipeline`` trains the
-learner meanwhile); a later ``start_round`` does not change games already submitted. ``close``
-ends the workers at once, abandoning games submitted and not collected.
+An item is what a worker plays and a result what it returns for it: AlphaZero's are game seeds
+and finished games (training/selfplay.py), PPO's rollout shards and their transitions
+(training/rollout_shards.py). Between ``submit`` and ``collect`` the caller is free
+(AlphaZero's ``algo.pipeline`` trains the learner meanwhile); a later ``start_round`` does not
+change items already submitted. ``close`` ends the workers at once, abandoning items submitted
+and not collected.
 
-A worker is any object with ``start_round(selfplay_round)`` and ``play(seeds)``, built by a
-picklable factory (the round is plain data: training/selfplay.py's ``Round``). Because a game
-depends only on its seed and the round, every runner returns the same
-records for the same seeds; a distributed runner (remote workers, a queue) only has to keep that
-interface. ``local`` runs the worker in this process; ``processes`` splits the seeds over worker
-processes (one torch thread each), which uses both cores of a 2-core machine for self-play;
-``ray`` plays them on Ray actors, on this machine or a cluster (training/ray_runner.py).
+A worker is any object with ``start_round(work_round)`` and ``play(items)``, built by a
+picklable factory (the round is plain data: training/selfplay.py's ``Round``,
+training/rollout_shards.py's ``RolloutRound``). Because a result depends only on its item and
+the round, every runner returns the same results for the same items; a distributed runner
+(remote workers, a queue) only has to keep that interface. ``local`` runs the worker in this
+process; ``processes`` splits the items over worker processes (one torch thread each), which
+uses both cores of a 2-core machine; ``ray`` plays them on Ray actors, on this machine or a
+cluster (training/ray_runner.py).
 """
 
 from __future__ import annotations
@@ -34,8 +38,8 @@ RUNNERS = ("local", "processes", "ray")
 
 
 class Worker(Protocol):
-    def start_round(self, selfplay_round) -> None: ...
-    def play(self, seeds: list[int]) -> list: ...
+    def start_round(self, work_round) -> None: ...
+    def play(self, items: list) -> list: ...
 
 
 @dataclass(frozen=True)
@@ -61,7 +65,7 @@ class RunnerConfig:
 
 
 class LocalRunner:
-    """The worker in this process: ``collect`` plays the games (nothing runs in between)."""
+    """The worker in this process: ``collect`` plays the items (nothing runs in between)."""
 
     restarts = 0  # workers replaced after dying: none here, a dead local worker is the run
 
@@ -70,21 +74,21 @@ class LocalRunner:
         self.round = None
         self.loaded = None  # the round the worker holds
 
-    def start_round(self, selfplay_round) -> None:
-        self.round = selfplay_round
+    def start_round(self, work_round) -> None:
+        self.round = work_round
 
-    def submit(self, seeds: list[int]) -> tuple:
-        return self.round, list(seeds)
+    def submit(self, items: list) -> tuple:
+        return self.round, list(items)
 
     def collect(self, handle: tuple) -> list:
-        selfplay_round, seeds = handle
-        if selfplay_round is not self.loaded:
-            self.worker.start_round(selfplay_round)
-            self.loaded = selfplay_round
-        return self.worker.play(seeds)
+        work_round, items = handle
+        if work_round is not self.loaded:
+            self.worker.start_round(work_round)
+            self.loaded = work_round
+        return self.worker.play(items)
 
-    def play(self, seeds: list[int]) -> list:
-        return self.collect(self.submit(seeds))
+    def play(self, items: list) -> list:
+        return self.collect(self.submit(items))
 
     def close(self) -> None:
         pass
@@ -100,18 +104,18 @@ def _init_worker(make_worker: Callable[[], Worker], torch_threads: int) -> None:
     _WORKER = make_worker()
 
 
-def _play_chunk(selfplay_round, seeds: list[int]) -> list:
-    _WORKER.start_round(selfplay_round)
-    return _WORKER.play(seeds)
+def _play_chunk(work_round, items: list) -> list:
+    _WORKER.start_round(work_round)
+    return _WORKER.play(items)
 
 
 @dataclass
 class Submitted:
-    """Games sent to a :class:`ProcessRunner`: their round and chunks of seeds, the results
+    """Items sent to a :class:`ProcessRunner`: their round and chunks of items, the results
     back so far and the futures of the others in ``pool`` (the pool they were sent to)."""
 
     round: Any
-    chunks: list[list[int]]
+    chunks: list[list]
     results: dict[int, list] = field(default_factory=dict)
     futures: dict[int, Future] = field(default_factory=dict)
     pool: ProcessPoolExecutor | None = None
@@ -127,8 +131,8 @@ def _keep_finished(handle: Submitted) -> None:
 class ProcessRunner:
     """Self-play in a pool of worker processes. A worker that dies (killed, or a SIGTERM sent to
     the run's whole process group, as job schedulers do) breaks the pool: a new pool replaces it
-    and the chunks of seeds that had not come back are played again, also those submitted
-    before the break and collected after it, so every game comes back complete and the records
+    and the chunks of items that had not come back are played again, also those submitted
+    before the break and collected after it, so every item comes back complete and the results
     are the same as if nothing had happened."""
 
     def __init__(self, make_worker: Callable[[], Worker], workers: int, torch_threads: int,
@@ -144,13 +148,13 @@ class ProcessRunner:
                                    initializer=_init_worker,
                                    initargs=(self.make_worker, self.torch_threads))
 
-    def start_round(self, selfplay_round) -> None:
-        self.round = selfplay_round
+    def start_round(self, work_round) -> None:
+        self.round = work_round
 
-    def submit(self, seeds: list[int]) -> Submitted:
-        seeds = list(seeds)
-        size = -(-len(seeds) // self.workers)
-        handle = Submitted(self.round, [seeds[i:i + size] for i in range(0, len(seeds), size)])
+    def submit(self, items: list) -> Submitted:
+        items = list(items)
+        size = -(-len(items) // self.workers)
+        handle = Submitted(self.round, [items[i:i + size] for i in range(0, len(items), size)])
         try:
             self._send(handle)
         except BrokenProcessPool:  # a pool broken while idle fails already at submit
@@ -177,11 +181,11 @@ class ProcessRunner:
                 if handle.pool is self.pool:  # else another collect has replaced it already
                     self._replace_pool(len(handle.chunks) - len(handle.results))
         handle.futures = {}
-        return [record for index in range(len(handle.chunks))
-                for record in handle.results[index]]
+        return [result for index in range(len(handle.chunks))
+                for result in handle.results[index]]
 
-    def play(self, seeds: list[int]) -> list:
-        return self.collect(self.submit(seeds))
+    def play(self, items: list) -> list:
+        return self.collect(self.submit(items))
 
     def _replace_pool(self, lost_chunks: int) -> None:
         self.pool.shutdown(wait=True)
@@ -190,13 +194,12 @@ class ProcessRunner:
                                f"runner.max_restarts={self.max_restarts} reached")
         self.restarts += 1
         print(f"a self-play worker died: new worker processes replay {lost_chunks} unfinished "
-              f"chunk(s) of self-play games (restart {self.restarts}/{self.max_restarts})",
-              flush=True)
+              f"task(s) (restart {self.restarts}/{self.max_restarts})", flush=True)
         self.pool = self._new_pool()
 
     def close(self) -> None:
-        """Stop the workers now: games still running are abandoned (their seeds and round are
-        the caller's to keep), and every worker process has ended when this returns."""
+        """Stop the workers now: items still running are abandoned (the items and their round
+        are the caller's to keep), and every worker process has ended when this returns."""
         # (Python 3.14: pool.terminate_workers().) The pool's own thread notices the ends,
         # fails the futures and joins the processes; shutdown waits for it.
         for process in list((self.pool._processes or {}).values()):

@@ -57,9 +57,11 @@ def test_prioritised_scheme_favours_snapshots_that_beat_the_learner():
 def test_snapshots_are_copies_and_the_oldest_leaves_a_full_pool():
     weights = {"w": torch.zeros(2)}
     pool = OpponentPool(PoolConfig(capacity=3))
+    dropped = []
     for i in range(5):
-        pool.add(weights, iteration=i)
+        dropped.append([e.key for e in pool.add(weights, iteration=i)])
         weights["w"] += 1  # training goes on: the snapshot must not change with it
+    assert dropped == [[], [], [], [0], [1]]  # the snapshots that left, for games still on
     assert [e.key for e in pool.snapshots] == [2, 3, 4]
     assert [float(e.weights["w"][0]) for e in pool.snapshots] == [2.0, 3.0, 4.0]
     assert pool.entry(0) is None and pool.entry(3).iteration == 3

@@ -23,9 +23,9 @@ from models.checkpoint import load_checkpoint
 from models.nets import ModelConfig, build_network
 from training.learner import masked_log_policy
 from training.pool import OpponentPool, PoolConfig
-from training.ppo import LossConfig, gae, ppo_loss
+from training.ppo import LossConfig, ppo_loss
 from training.rewards import Outcomes, RewardConfig
-from training.rollout import Batch, Rollout, RolloutConfig, sample_masked
+from training.rollout import Batch, Rollout, RolloutConfig, gae, sample_masked
 from training.run import run
 from training.shaping import Potential, ShapingConfig
 
@@ -171,8 +171,8 @@ def race_rollout(potential=None, gamma=0.9, learner_seats=1, players=2, seed=0):
     pool.add(net.state_dict(), 0)
     rewards = RewardConfig(adjudication="none")
     potential = potential or Potential(game, ShapingConfig(), rewards)
-    return Rollout(game, encoder, net, pool, RolloutConfig(num_envs=6, num_steps=12,
-                                                           learner_seats=learner_seats),
+    return Rollout(game, encoder, net, pool, RolloutConfig(num_steps=12,
+                                                           learner_seats=learner_seats), 6,
                    Outcomes(game, rewards), potential, gamma, np.random.default_rng(seed),
                    make_net)
 
@@ -307,7 +307,7 @@ def test_tiny_run_trains_checkpoints_resumes_exactly_and_evaluates(tmp_path, gam
     assert [e["key"] for e in a["state"]["pool"]["snapshots"]] == [2, 3]
     def games_in_flight(checkpoint):
         return [(g["actions"], g["opponent"], g["learner"])
-                for g in checkpoint["state"]["rollout"]["games"]]
+                for shard in checkpoint["state"]["shards"] for g in shard["games"]]
 
     assert games_in_flight(a) == games_in_flight(b)
     assert a["counters"]["learner_steps"] > 0 and a["counters"]["episodes"] > 0

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import ray
 import torch
-from dying_worker import DyingWorker
+from dying_worker import DyingWorker, is_seed
 from hydra import compose, initialize_config_dir
 
 from models.checkpoint import load_checkpoint
@@ -89,15 +89,16 @@ def test_ray_actors_play_the_local_runners_games_and_follow_new_weights():
 
 def test_an_actor_dying_mid_task_is_replaced_and_its_games_replayed(tmp_path):
     lines = []
-    runner = RayRunner(partial(DyingWorker, FACTORY, str(tmp_path / "died"), SEEDS[1]), RAY,
-                       say=lines.append)
+    runner = RayRunner(partial(DyingWorker, FACTORY, str(tmp_path / "died"),
+                               partial(is_seed, SEEDS[1])), RAY, say=lines.append)
     try:
         weights = random_weights(0)
         runner.start_round(Round(weights))
         records = runner.play(SEEDS)
     finally:
         runner.close()
-    assert runner.restarts == 1 and "worker" in lines[0] and "replaying its 1" in lines[0]
+    assert runner.restarts == 1 and "worker 1 died" in lines[0], lines
+    assert "replays its unfinished task" in lines[0]
     assert_same_games(records, local_records(weights))  # every game whole, none twice
 
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 from blockade_positions import with_walls
-from dying_worker import DyingWorker
+from dying_worker import DyingWorker, is_seed
 from hydra import compose, initialize_config_dir
 from tiny_games import RaceEncoder, RaceGame
 
@@ -439,8 +439,8 @@ def test_a_dead_worker_process_is_replaced_and_its_games_replayed(tmp_path, caps
     local = make_runner(RunnerConfig(name="local"), factory)
     local.start_round(Round(weights))
     expected, expected_more = local.play(seeds), local.play(more)
-    runner = ProcessRunner(partial(DyingWorker, factory, str(tmp_path / "died"), 7), workers=2,
-                           torch_threads=1, max_restarts=1)
+    dying = partial(DyingWorker, factory, str(tmp_path / "died"), partial(is_seed, 7))
+    runner = ProcessRunner(dying, workers=2, torch_threads=1, max_restarts=1)
     try:
         runner.start_round(Round(weights))
         first, second = runner.submit(seeds), runner.submit(more)
