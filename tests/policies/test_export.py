@@ -294,3 +294,15 @@ def test_the_onnx_runner_needs_no_torch(env_config):
                           cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "played without torch" in done.stdout
+
+
+@pytest.mark.parametrize("name", ["blockade", "barricade", "nobles"])
+def test_every_feature_of_a_game_has_an_encoder_version(name):
+    """An exported network records the version of each part of its encoder; a game's feature
+    without one could be trained but not exported."""
+    from envs.core import game_hooks
+    from policies.metadata import ENCODER_VERSIONS
+
+    hooks = game_hooks(envs.make_game({"name": name}))
+    assert name in ENCODER_VERSIONS
+    assert set(hooks.features) <= set(ENCODER_VERSIONS), set(hooks.features) - set(ENCODER_VERSIONS)
