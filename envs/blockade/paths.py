@@ -66,32 +66,81 @@ class PathTables:
                 points.append((point(r - 1, c), point(r, c), point(r + 1, c)))
             else:
                 points.append((point(r, c - 1), point(r, c), point(r, c + 1)))
-        self.wall_points = np.array(points, dtype=np.int64).T
-        self.empty_layout = WallLayout(self.empty_steps, np.arange((rows + 1) * (cols + 1)), self)
+        self.wall_points = points
+        self.num_walls = len(points)
+        # Per grid point: the walls (bitsets over wall indices) that have it as first end, as
+        # anchor, as second end; a group of joined points ORs those of its points.
+        num_points = (rows + 1) * (cols + 1)
+        roles = [[0, 0, 0] for _ in range(num_points)]
+        for w, wall_points in enumerate(points):
+            for role, q in enumerate(wall_points):
+                roles[q][role] |= 1 << w
+        self.empty_layout = WallLayout(
+            self.empty_steps, list(range(num_points)), [(q,) for q in range(num_points)],
+            [tuple(role) for role in roles], self)
 
 
 class WallLayout:
-    """What depends on the walls only: the four step masks, a label per grid point (points joined
-    by walls or the board's edge share one), ``closing``, a bool per wall index: whether that
-    wall would close a loop, and ``regions``, per closing wall checked so far, the regions it
-    would split off (:func:`split_regions`), which do not depend on the pawns: positions that
-    share the walls (search siblings) share them. Kept in ``State.wall_cache``."""
+    """What depends on the walls only: the four step masks; the grid points joined by walls or
+    the board's edge, as groups (``group``: each point's group, named by its smallest point;
+    ``members`` and ``roles``: per group its points and the walls that have one of them as
+    first end, anchor or second end, as bitsets); ``closing``, a bool per wall index: whether
+    that wall would close a loop (two of its points in one group), and ``regions``, per closing
+    wall checked so far, the regions it would split off (:func:`split_regions`), which do not
+    depend on the pawns: positions that share the walls (search siblings) share them. Kept in
+    ``State.wall_cache``; a wall placed makes the next one in a few list and bitset
+    operations (:meth:`with_wall`)."""
 
-    __slots__ = ("steps", "label", "closing", "regions")
+    __slots__ = ("steps", "group", "members", "roles", "closing_bits", "closing", "regions")
 
-    def __init__(self, steps: tuple[int, int, int, int], label: np.ndarray, tables: PathTables):
+    def __init__(self, steps: tuple[int, int, int, int], group: list[int],
+                 members: list[tuple[int, ...]], roles: list[tuple[int, int, int]],
+                 tables: PathTables, closing_bits: int | None = None):
         self.steps = steps
-        self.label = label
-        ends, anchor, other_end = label[tables.wall_points]
-        self.closing = (ends == anchor) | (anchor == other_end) | (ends == other_end)
+        self.group = group
+        self.members = members
+        self.roles = roles
+        if closing_bits is None:
+            closing_bits = 0
+            for g in set(group):
+                closing_bits |= _closing_in(roles[g])
+        self.closing_bits = closing_bits
+        self.closing = np.unpackbits(
+            np.frombuffer(closing_bits.to_bytes((tables.num_walls + 7) // 8, "little"),
+                          dtype=np.uint8), count=tables.num_walls, bitorder="little").view(bool)
         self.regions: dict[int, tuple[int, ...]] = {}
 
+    def labels(self, tables: PathTables, w: int) -> tuple[int, int, int]:
+        """The groups of wall ``w``'s first end, anchor and second end."""
+        group = self.group
+        end, anchor, other_end = tables.wall_points[w]
+        return group[end], group[anchor], group[other_end]
+
     def with_wall(self, tables: PathTables, w: int) -> WallLayout:
-        label = self.label.copy()
-        end, anchor, other_end = label[tables.wall_points[:, w]]
-        label[(label == end) | (label == anchor) | (label == other_end)] = min(
-            end, anchor, other_end)
-        return WallLayout(without_wall(self.steps, tables, w), label, tables)
+        steps = without_wall(self.steps, tables, w)
+        joined_groups = set(self.labels(tables, w))
+        if len(joined_groups) == 1:
+            return WallLayout(steps, self.group, self.members, self.roles, tables,
+                              self.closing_bits)
+        target = min(joined_groups)
+        group, members, roles = self.group[:], self.members[:], self.roles[:]
+        points, (first, anchor, second) = members[target], roles[target]
+        for g in joined_groups - {target}:
+            for q in members[g]:
+                group[q] = target
+            points += members[g]
+            other_first, other_anchor, other_second = roles[g]
+            first, anchor, second = first | other_first, anchor | other_anchor, \
+                second | other_second
+        members[target], roles[target] = points, (first, anchor, second)
+        return WallLayout(steps, group, members, roles, tables,
+                          self.closing_bits | _closing_in(roles[target]))
+
+
+def _closing_in(roles: tuple[int, int, int]) -> int:
+    """The walls (bitset) with two of their points in the group whose ``roles`` these are."""
+    first, anchor, second = roles
+    return (first & anchor) | (anchor & second) | (first & second)
 
 
 def without_wall(steps, tables: PathTables, w: int) -> tuple[int, int, int, int]:
@@ -211,8 +260,7 @@ def path_legal_walls(state, candidates: np.ndarray) -> np.ndarray:
     for w in risky.tolist():
         regions = known.get(w)
         if regions is None:
-            end, anchor, other_end = layout.label[tables.wall_points[:, w]].tolist()
-            sides = loop_edges(tables.wall_sides[w], end, anchor, other_end)
+            sides = loop_edges(tables.wall_sides[w], *layout.labels(tables, w))
             regions = known[w] = split_regions(without_wall(layout.steps, tables, w), sides,
                                                cols)
         if any(0 != cells & region != cells for region in regions for cells in sets):
