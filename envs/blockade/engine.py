@@ -223,6 +223,7 @@ class Game:
         # as (k, target, d1, middle, d2, e1, other middle, e2) for the routes d1 then d2 and,
         # L-shaped moves only (else e1 = 0), e1 then e2.
         direction_of = {(dr, dc): d for d, dr, dc in DIRECTIONS}
+        self.move_steps = [dr * cols + dc for dr, dc in MOVE_OFFSETS]  # in cell numbers
         self.single_steps, self.double_steps = [], []
         for r in range(rows):
             for c in range(cols):
@@ -242,6 +243,10 @@ class Game:
                                         horizontal, cell(r, c + dc), vertical))
                 self.single_steps.append(singles)
                 self.double_steps.append(doubles)
+        # Per cell, the bitboard of the cells a move from it may reach or pass through.
+        self.nearby = [sum(1 << target for _, _, target in self.single_steps[x])
+                       | sum(1 << target for _, target, *_ in self.double_steps[x])
+                       for x in range(self.num_cells)]
         # Per wall index (0..2A-1, orientation-major): the two cell pairs it separates, as
         # (cell, direction) for both sides, and the wall indices it rules out.
         self.wall_edges = []
@@ -371,11 +376,8 @@ class State(ChanceFreeState):
                 self._legal = []
             elif self.phase == 0:
                 self._legal = self._pawn_actions()
-            else:
-                # Under the open-path rule through the mask, so the paths are checked once.
-                walls = (self.legal_actions_mask()[NUM_MOVE_ACTIONS:]
-                         if self.game.path_rule == "open" else self._wall_supply_mask(self.to_move))
-                self._legal = (np.flatnonzero(walls) + NUM_MOVE_ACTIONS).tolist()
+            else:  # through the mask, so that the open-path rule is checked once
+                self._legal = np.flatnonzero(self.legal_actions_mask()).tolist()
         return self._legal
 
     def apply_action(self, action) -> None:
@@ -394,17 +396,18 @@ class State(ChanceFreeState):
             self._place_wall(action - NUM_MOVE_ACTIONS)
 
     # ----- move generation -----
-    def _pawn_moves(self, x: int) -> list[tuple[int, int, tuple[int, ...]]]:
-        """The moves of a pawn on ``x`` as the walls allow them, pawns aside: ``(offset k,
-        target, middles)`` in order of ``k``, ``middles`` the cells a 2-step move may pass
-        through (empty for 1 step, and under jumps, where pawns on the way do not matter). The
-        walls alone decide them, so they are kept in the wall cache per cell: after the walls
-        run out, every move of the game reads them there."""
+    def _pawn_moves(self, x: int) -> tuple[list[int], list[int], list[tuple]]:
+        """The moves of a pawn on ``x`` as the walls allow them, pawns aside, in order of
+        offset: as actions of the owner's pawn 0 and of its pawn 1 (``12 * pawn + k``), and as
+        ``(k, target, middles)``, ``middles`` the cells a 2-step move may pass through (empty
+        for 1 step, and under jumps, where pawns on the way do not matter). The walls alone
+        decide them, so they are kept in the wall cache per cell: after the walls run out,
+        every move of the game reads them there."""
         moves_of = self.wall_cache.get(PAWN_MOVES_KEY)
         if moves_of is None:
             moves_of = self.wall_cache[PAWN_MOVES_KEY] = [None] * self.game.num_cells
-        moves = moves_of[x]
-        if moves is None:
+        entry = moves_of[x]
+        if entry is None:
             open_, jumps = self.open, self.game.jumps
             exits = open_[x]
             moves = [(k, y, ()) for k, d, y in self.game.single_steps[x] if exits & d]
@@ -414,19 +417,28 @@ class State(ChanceFreeState):
                 if first or second:
                     moves.append((k, z, () if jumps else (y1, y2) if first and second
                                   else (y1,) if first else (y2,)))
-            moves_of[x] = moves
-        return moves
+            entry = moves_of[x] = ([k for k, _, _ in moves], [12 + k for k, _, _ in moves],
+                                   moves)
+        return entry
 
-    def _legal_offsets(self, x: int) -> list[int]:
-        """Offsets ``k`` a pawn on ``x`` may move by now: onto an empty cell, and for 2 steps
-        without jumps through an empty middle cell on some open route."""
-        occupied = self.pawns
-        return [k for k, z, via in self._pawn_moves(x) if z not in occupied
+    def _legal_moves_of(self, i: int) -> list[int]:
+        """The legal actions of the pawn ``self.pawns[i]`` (do not modify): onto an empty cell,
+        and for 2 steps without jumps through an empty middle cell on some open route. With no
+        other pawn within 2 steps, those the walls allow."""
+        occupied, pawn = self.pawns, i % 2
+        x = occupied[i]
+        entry = self._pawn_moves(x)
+        nearby = self.game.nearby[x]
+        for y in occupied:
+            if nearby >> y & 1:
+                break
+        else:
+            return entry[pawn]
+        return [12 * pawn + k for k, z, via in entry[2] if z not in occupied
                 and (not via or via[0] not in occupied or via[-1] not in occupied)]
 
     def _has_pawn_move(self, player: int) -> bool:
-        return bool(self._legal_offsets(self.pawns[2 * player])
-                    or self._legal_offsets(self.pawns[2 * player + 1]))
+        return bool(self._legal_moves_of(2 * player) or self._legal_moves_of(2 * player + 1))
 
     def _legal_wall_mask(self, player: int) -> np.ndarray:
         """Anchors where ``player`` may place a wall now: free, supply left and, under the
@@ -446,6 +458,19 @@ class State(ChanceFreeState):
             free[anchors:] = False
         return free
 
+    def _start_wall_phase(self) -> bool:
+        """Enter the wall phase if the player to move has a wall to place, keeping the phase's
+        legal mask: the open-path rule's searches then answer both questions at once."""
+        p = self.to_move
+        if not (self.walls_left[2 * p] or self.walls_left[2 * p + 1]):
+            return False
+        mask = np.zeros(self.game.num_actions, dtype=bool)
+        mask[NUM_MOVE_ACTIONS:] = self._legal_wall_mask(p)
+        if not mask.any():
+            return False
+        self.phase, self._mask = 1, mask
+        return True
+
     def _has_wall(self, player: int) -> bool:
         anchors = self.game.anchors_per_orientation
         has_free = bool(
@@ -459,8 +484,7 @@ class State(ChanceFreeState):
     def _pawn_actions(self) -> list[int]:
         """The legal moves of the player to move, sorted (pawn 0's offsets, then pawn 1's)."""
         first = 2 * self.to_move
-        return self._legal_offsets(self.pawns[first]) + [
-            12 + k for k in self._legal_offsets(self.pawns[first + 1])]
+        return self._legal_moves_of(first) + self._legal_moves_of(first + 1)
 
     def _is_legal(self, action: int) -> bool:
         if action < NUM_MOVE_ACTIONS:
@@ -492,16 +516,12 @@ class State(ChanceFreeState):
     def _move_pawn(self, action: int) -> None:
         game, p = self.game, self.to_move
         k, offset = divmod(action, 12)
-        r, c = game.coords(self.pawns[2 * p + k])
-        dr, dc = MOVE_OFFSETS[offset]
-        self.pawns[2 * p + k] = game.cell(r + dr, c + dc)
+        self.pawns[2 * p + k] += game.move_steps[offset]  # legal, so on the board
         if self._meets_win_condition(p):
             self.winner = p
             self.outcome = "win"
             self.turn += 1
-        elif self._has_wall(p):
-            self.phase = 1
-        else:
+        elif not self._start_wall_phase():
             self._end_turn()
 
     def _place_wall(self, w: int) -> None:
@@ -537,8 +557,7 @@ class State(ChanceFreeState):
                 self.phase = 0
                 self._legal = moves  # the turn's legal actions, asked for next
                 return
-            if self._has_wall(p):
-                self.phase = 1
+            if self._start_wall_phase():
                 return
             if not any(
                 self._has_pawn_move(q) or self._has_wall(q) for q in range(game.num_players)

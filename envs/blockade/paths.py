@@ -247,25 +247,38 @@ def terminal_sets(game, pawns: list[int]) -> list[int]:
 
 def path_legal_walls(state, candidates: np.ndarray) -> np.ndarray:
     """``candidates`` (bool over wall indices: free anchors with supply) less the walls that
-    would leave some pawn without a path to one of its goals."""
+    would leave some pawn without a path to one of its goals (``candidates`` itself, not a
+    copy, when there are none)."""
     layout = wall_layout(state)
-    risky = np.flatnonzero(candidates & layout.closing)
-    if not len(risky):
+    risky = np.flatnonzero(candidates & layout.closing).tolist()
+    if not risky:
         return candidates
     game = state.game
     tables, cols = game.path_tables, game.cols
     sets = terminal_sets(game, state.pawns)
-    legal = candidates.copy()
+    legal = candidates
     known = layout.regions
-    for w in risky.tolist():
+    for w in risky:
         regions = known.get(w)
         if regions is None:
             sides = loop_edges(tables.wall_sides[w], *layout.labels(tables, w))
             regions = known[w] = split_regions(without_wall(layout.steps, tables, w), sides,
                                                cols)
-        if any(0 != cells & region != cells for region in regions for cells in sets):
+        if splits_a_set(regions, sets):
+            if legal is candidates:
+                legal = candidates.copy()
             legal[w] = False
     return legal
+
+
+def splits_a_set(regions: tuple[int, ...], sets: list[int]) -> bool:
+    """Whether some bitboard of ``sets`` lies partly in, partly outside, one of ``regions``."""
+    for region in regions:
+        for cells in sets:
+            inside = cells & region
+            if inside and inside != cells:
+                return True
+    return False
 
 
 def has_path_legal_wall(state, candidates: np.ndarray) -> bool:
