@@ -250,6 +250,7 @@ class Game:
         # Per wall index (0..2A-1, orientation-major): the two cell pairs it separates, as
         # (cell, direction) for both sides, and the wall indices it rules out.
         self.wall_edges = []
+        self.wall_neighbourhood = []
         self.wall_conflicts = []
         for o in range(2):
             for r in range(1, rows):
@@ -269,6 +270,12 @@ class Game:
                     ]
                     conflicts.append(self.wall_index(1 - o, r, c))
                     self.wall_edges.append(edges)
+                    # The cells whose moves a wall may change: its edges' cells and their
+                    # neighbours (a move's routes read the open edges of its cell and of the
+                    # cells next to it).
+                    cells = {x for x, _ in edges}
+                    self.wall_neighbourhood.append(sorted(
+                        cells | {y for x in cells for _, y in self.neighbours[x]}))
                     self.wall_conflicts.append(np.array(conflicts, dtype=np.int64))
         self.goal_bits = [sum(1 << x for x in goals) for goals in self.goal_cells]
         self.path_tables = (
@@ -530,10 +537,15 @@ class State(ChanceFreeState):
             self.open[x] &= ~d
         self.wall_free[game.wall_conflicts[w]] = False
         self.wall_placed[w] = True
-        self.wall_cache = (
-            paths.wall_cache_after(self.wall_cache, game.path_tables, w)
+        cache = paths.wall_cache_after(self.wall_cache, game.path_tables, w) \
             if game.path_tables else {}
-        )
+        moves_of = self.wall_cache.get(PAWN_MOVES_KEY)
+        if moves_of is not None:  # only the cells next to the wall's edges see new moves
+            moves_of = moves_of[:]
+            for x in game.wall_neighbourhood[w]:
+                moves_of[x] = None
+            cache[PAWN_MOVES_KEY] = moves_of
+        self.wall_cache = cache
         self.walls.append(w)
         self.walls_left[2 * self.to_move + w // game.anchors_per_orientation] -= 1
         self._end_turn()

@@ -54,6 +54,10 @@ class PathTables:
                 clear[d] |= 1 << x
             self.wall_clear.append(tuple(~clear[d] for d in directions))
             self.wall_sides.append(((edges[0][0], edges[1][0]), (edges[2][0], edges[3][0])))
+        # Per wall: its cells (bitboard), and those of each half.
+        self.half_cells = [((1 << a) | (1 << b), (1 << d) | (1 << e))
+                           for (a, b), (d, e) in self.wall_sides]
+        self.wall_cells = [half | other_half for half, other_half in self.half_cells]
         # Per wall: its three grid points (end, anchor, end) as ids, every point of the board's
         # edge sharing id 0, since the edge joins them all.
         def point(r, c):
@@ -120,8 +124,10 @@ class WallLayout:
         steps = without_wall(self.steps, tables, w)
         joined_groups = set(self.labels(tables, w))
         if len(joined_groups) == 1:
-            return WallLayout(steps, self.group, self.members, self.roles, tables,
-                              self.closing_bits)
+            layout = WallLayout(steps, self.group, self.members, self.roles, tables,
+                                self.closing_bits)
+            layout.regions = self._kept_regions(tables, w, set())
+            return layout
         target = min(joined_groups)
         group, members, roles = self.group[:], self.members[:], self.roles[:]
         points, (first, anchor, second) = members[target], roles[target]
@@ -133,8 +139,37 @@ class WallLayout:
             first, anchor, second = first | other_first, anchor | other_anchor, \
                 second | other_second
         members[target], roles[target] = points, (first, anchor, second)
-        return WallLayout(steps, group, members, roles, tables,
-                          self.closing_bits | _closing_in(roles[target]))
+        layout = WallLayout(steps, group, members, roles, tables,
+                            self.closing_bits | _closing_in(roles[target]))
+        layout.regions = self._kept_regions(tables, w, joined_groups)
+        return layout
+
+    def _kept_regions(self, tables: PathTables, w: int, merged: set[int]) -> dict:
+        """The regions known here that still hold once wall ``w`` is placed (joining the
+        groups ``merged`` here), so that the next wall phase searches only what ``w`` may have
+        changed.
+
+        Those of a wall ``u`` hold when (1) at most one of ``u``'s groups is among the merged
+        ones, so its points are joined alike before and after and the same halves of ``u``
+        separate cells; (2) no region holds a cell of ``w``'s edges, so each stays whole; (3)
+        no region holds cells of both halves of ``u``, so no path runs through one from one
+        half to the other. Then a set of cells connected with ``w`` placed (each player's pawns
+        and goals) stays connected with ``u`` placed too exactly when it lies wholly in or
+        wholly outside each region: a path around ``u`` never needs a region, and a half of
+        ``u`` with both cells outside the regions was no cut before and is none now, by (1).
+        ``tests/envs/test_blockade_lakeside.py`` checks every wall phase of whole games."""
+        touched = tables.wall_cells[w]
+        kept = {}
+        for u, regions in self.regions.items():
+            if u == w or len(merged.intersection(self.labels(tables, u))) > 1:
+                continue
+            half, other_half = tables.half_cells[u]
+            for region in regions:
+                if region & touched or (region & half and region & other_half):
+                    break
+            else:
+                kept[u] = regions
+        return kept
 
 
 def _closing_in(roles: tuple[int, int, int]) -> int:
