@@ -95,11 +95,14 @@ class Encoder:
         ]
         self._supply_scale = 1.0 / max(game.walls_per_orientation, 1)
         # For encode: [seat][board pawn j][board cell] -> index of that pawn's cell in the
-        # flattened planes, and where the progress plane starts there.
+        # flattened planes, and where the to-act, phase and progress planes lie there.
         self._pawn_index = [
             (pawn_planes[:, None] * game.num_cells + view_cell[None, :]).tolist()
             for pawn_planes, view_cell in zip(self._pawn_planes, self._view_cell, strict=True)]
-        self._progress_start = self.planes["progress"].start * game.num_cells
+        self._to_act_cells, self._phase_cells, self._progress_cells = (
+            slice(self.planes[name].start * game.num_cells,
+                  self.planes[name].stop * game.num_cells)
+            for name in ("to_act", "phase", "progress"))
         # The per-seat tables stacked [seat, ...], for encode_many's gathers over a batch.
         self._templates, self._view_cell, self._pawn_planes = (
             np.stack(tables) for tables in (self._templates, self._view_cell, self._pawn_planes))
@@ -118,9 +121,10 @@ class Encoder:
         return blocked, anchors
 
     def _layout_planes(self, state, player: int) -> np.ndarray:
-        """Goals, blocked edges, anchors and supplies: they depend on the walls only (the
-        supplies change with them), so they are built once per wall layout and seat and kept
-        in the state's wall cache (do not modify)."""
+        """Goals, blocked edges, anchors, supplies, and to-act 1 and phase 0, the common case
+        that :meth:`encode` corrects: they depend on the walls only (the supplies change with
+        them), so they are built once per wall layout and seat and kept in the state's wall
+        cache (do not modify)."""
         key = (self, player)
         planes = state.wall_cache.get(key)
         if planes is None:
@@ -136,18 +140,7 @@ class Encoder:
             planes[self.planes["walls_left"]] = np.array(
                 [min(supplies[j] * self._supply_scale, 1.0) for j in self._supply_order[player]],
                 dtype=np.float32)[:, None, None]
-            state.wall_cache[key] = planes
-        return planes
-
-    def _static(self, state, player: int, to_act: bool) -> np.ndarray:
-        """Every plane but the pawns and the progress: :meth:`_layout_planes` with to-act and
-        phase, kept in the wall cache too, as they take two values each (do not modify)."""
-        key = (self, player, to_act, state.phase)
-        planes = state.wall_cache.get(key)
-        if planes is None:
-            planes = self._layout_planes(state, player).copy()
-            planes[self.planes["to_act"]] = to_act
-            planes[self.planes["phase"]] = state.phase
+            planes[self.planes["to_act"]] = 1.0
             state.wall_cache[key] = planes
         return planes
 
@@ -161,18 +154,22 @@ class Encoder:
         return scalars
 
     def encode(self, state, player: int) -> np.ndarray:
-        planes = self._static(state, player, state.current_player() == player).copy()
+        planes = self._layout_planes(state, player).copy()
         flat = planes.reshape(-1)
         for index, x in zip(self._pawn_index[player], state.pawns, strict=True):
             flat[index[x]] = 1.0
-        flat[self._progress_start:] = min(state.turn / self.game.max_turns, 1.0)
+        if state.current_player() != player:
+            flat[self._to_act_cells] = 0.0
+        if state.phase:
+            flat[self._phase_cells] = 1.0
+        flat[self._progress_cells] = min(state.turn / self.game.max_turns, 1.0)
         return planes
 
     def encode_many(self, states, players) -> np.ndarray:
         """:meth:`encode` of several positions at once, ``[B, C, H, W]``, without the wall
         cache: a search batch's leaves mostly bring new wall layouts, whose planes
-        :meth:`_static` would build one by one. The positions of each observing seat share its
-        tables, so each plane group is one operation per seat."""
+        :meth:`_layout_planes` would build one by one. The positions of each observing seat
+        share its tables, so each plane group is one operation per seat."""
         game, n = self.game, self.game.num_players
         players = np.asarray(players, dtype=np.int64)
         batch, cells = len(states), game.num_cells

@@ -384,7 +384,7 @@ class State(ChanceFreeState):
             elif self.phase == 0:
                 self._legal = self._pawn_actions()
             else:  # through the mask, so that the open-path rule is checked once
-                self._legal = np.flatnonzero(self.legal_actions_mask()).tolist()
+                self._legal = self.legal_actions_mask().nonzero()[0].tolist()
         return self._legal
 
     def apply_action(self, action) -> None:
@@ -467,15 +467,17 @@ class State(ChanceFreeState):
 
     def _start_wall_phase(self) -> bool:
         """Enter the wall phase if the player to move has a wall to place, keeping the phase's
-        legal mask: the open-path rule's searches then answer both questions at once."""
+        legal mask and actions: the open-path rule's searches then answer both questions at
+        once."""
         p = self.to_move
         if not (self.walls_left[2 * p] or self.walls_left[2 * p + 1]):
             return False
         mask = np.zeros(self.game.num_actions, dtype=bool)
         mask[NUM_MOVE_ACTIONS:] = self._legal_wall_mask(p)
-        if not mask.any():
+        legal = mask.nonzero()[0].tolist()
+        if not legal:
             return False
-        self.phase, self._mask = 1, mask
+        self.phase, self._mask, self._legal = 1, mask, legal
         return True
 
     def _has_wall(self, player: int) -> bool:

@@ -285,7 +285,7 @@ def path_legal_walls(state, candidates: np.ndarray) -> np.ndarray:
     would leave some pawn without a path to one of its goals (``candidates`` itself, not a
     copy, when there are none)."""
     layout = wall_layout(state)
-    risky = np.flatnonzero(candidates & layout.closing).tolist()
+    risky = (candidates & layout.closing).nonzero()[0].tolist()
     if not risky:
         return candidates
     game = state.game
