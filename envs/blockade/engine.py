@@ -62,9 +62,9 @@ RULE_PRESETS = {
 Lakeside published it in 1975). A key given explicitly to ``Game`` overrides its preset value;
 ``max_turns`` ``None`` means ``100 * num_players``."""
 LAKESIDE_BOARD = (2, 14, 11)
+"""``num_players, rows, cols`` the ``lakeside`` preset's start squares are made for."""
 PAWN_MOVES_KEY = "pawn_moves"
 """``State.wall_cache`` key of the pawn moves per cell as the walls allow them."""
-"""``num_players, rows, cols`` the ``lakeside`` preset's start squares are made for."""
 
 
 def default_start_squares(rows: int, cols: int) -> dict[str, tuple[tuple[int, int], ...]]:
