@@ -2,6 +2,9 @@
 
     pip install -e ".[bench]" && python benchmarks/env_speed.py [--seconds 3]
 
+(In a git worktree other than the one installed, prefix ``PYTHONPATH=.``: the script's own
+folder comes first on the path, so ``envs`` would otherwise come from the editable install.)
+
 Every row plays uniformly random legal moves for a fixed wall-clock budget and reports plies
 (engine) or agent steps (env) per second on one core:
 - ours: each game's engine raw, the engine with the observation built every ply, and the

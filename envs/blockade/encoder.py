@@ -67,11 +67,10 @@ class Encoder:
                               "move_offsets": tuple(MOVE_OFFSETS)}
         self._flips = [FLIPS[corner] for corner in game.corners]
         self._perms = [self._action_permutation(*flip) for flip in self._flips]
-        # Everything that depends on the seat only is precomputed in view coordinates: the
-        # goal planes, where each board cell lands, the direction bits swapped by the mirror,
-        # and which board anchor each view anchor shows.
-        self._templates, self._view_cell, self._board_cell, self._edge_planes = [], [], [], []
-        self._board_wall = []
+        # Per seat, in view coordinates: the goal planes, where each board cell lands, the
+        # slice steps of its mirror and the board direction bits that its view's up, down,
+        # left and right read (the mirror swaps them).
+        self._templates, self._view_cell, self._mirror_steps, self._view_directions = [], [], [], []
         for player, ((flip_rows, flip_cols), board_cell) in enumerate(
                 zip(self._flips, board_cells_in_view(game), strict=True)):
             view_cell = np.argsort(board_cell)
@@ -79,19 +78,13 @@ class Encoder:
             for i in range(n):
                 goals = [view_cell[x] for x in game.goal_cells[(player + i) % n]]
                 template[2 * n + i].reshape(-1)[goals] = 1.0
-            # Open-direction bits (as seen after the mirror) -> the four "blocked" planes.
-            bits = np.arange(256, dtype=np.uint8)
-            if flip_rows:
-                bits = _swap_bits(bits, UP, DOWN)
-            if flip_cols:
-                bits = _swap_bits(bits, LEFT, RIGHT)
-            edge_planes = (bits[None, :] & np.array([[UP], [DOWN], [LEFT], [RIGHT]])) == 0
-            walls = self._perms[player][NUM_MOVE_ACTIONS:] - NUM_MOVE_ACTIONS
             self._templates.append(template)
             self._view_cell.append(view_cell)
-            self._board_cell.append(board_cell)
-            self._edge_planes.append(edge_planes.astype(np.float32))
-            self._board_wall.append(walls)  # view wall w shows board wall walls[w]
+            self._mirror_steps.append((-1 if flip_rows else 1, -1 if flip_cols else 1))
+            up, down = (DOWN, UP) if flip_rows else (UP, DOWN)
+            left, right = (RIGHT, LEFT) if flip_cols else (LEFT, RIGHT)
+            self._view_directions.append(
+                np.array([up, down, left, right], dtype=np.uint8)[:, None, None])
         # Board pawn j (pawn j % 2 of player j // 2) goes to its plane in the observer's view.
         self._pawn_planes = [
             np.array([2 * ((j // 2 - player) % n) + j % 2 for j in range(2 * n)])
@@ -101,29 +94,55 @@ class Encoder:
             [2 * ((player + i) % n) + o for i in range(n) for o in range(2)] for player in range(n)
         ]
         self._supply_scale = 1.0 / max(game.walls_per_orientation, 1)
+        # For encode: [seat][board pawn j][board cell] -> index of that pawn's cell in the
+        # flattened planes, and where the to-act, phase and progress planes lie there.
+        self._pawn_index = [
+            (pawn_planes[:, None] * game.num_cells + view_cell[None, :]).tolist()
+            for pawn_planes, view_cell in zip(self._pawn_planes, self._view_cell, strict=True)]
+        self._to_act_cells, self._phase_cells, self._progress_cells = (
+            slice(self.planes[name].start * game.num_cells,
+                  self.planes[name].stop * game.num_cells)
+            for name in ("to_act", "phase", "progress"))
         # The per-seat tables stacked [seat, ...], for encode_many's gathers over a batch.
-        self._templates, self._view_cell, self._board_cell, self._edge_planes, \
-            self._board_wall, self._pawn_planes = (
-                np.stack(tables) for tables in (self._templates, self._view_cell,
-                                                self._board_cell, self._edge_planes,
-                                                self._board_wall, self._pawn_planes))
+        self._templates, self._view_cell, self._pawn_planes = (
+            np.stack(tables) for tables in (self._templates, self._view_cell, self._pawn_planes))
 
-    def _static(self, state, player: int) -> np.ndarray:
-        """Goals, blocked edges and anchors: they depend on the walls only, so they are built
-        once per wall layout and seat and kept in the state's wall cache (do not modify)."""
+    def _wall_planes(self, player: int, open_cells: np.ndarray, wall_status: np.ndarray):
+        """The blocked-edge planes (``[..., 4, rows, cols]`` bool) and the anchor planes
+        (``[..., 4, rows - 1, cols - 1]``: free V, free H, placed V, placed H) of ``player``'s
+        view, from the board's open-direction bits ``open_cells`` (``[..., rows, cols]``) and
+        ``wall_status`` (``[..., 2, anchors]``): the mirror is a slice, as anchors mirror with
+        the cells (anchor ``(r, c)`` to ``(rows - r, c)``)."""
+        rows_step, cols_step = self._mirror_steps[player]
+        view_open = open_cells[..., None, ::rows_step, ::cols_step]
+        blocked = (view_open & self._view_directions[player]) == 0
+        anchors = wall_status.reshape(*wall_status.shape[:-2], 4, self.game.rows - 1,
+                                      self.game.cols - 1)[..., ::rows_step, ::cols_step]
+        return blocked, anchors
+
+    def _layout_planes(self, state, player: int) -> np.ndarray:
+        """Goals, blocked edges, anchors, supplies, and to-act 1 and phase 0, the common case
+        that :meth:`encode` corrects: they depend on the walls only (the supplies change with
+        them), so they are built once per wall layout and seat and kept in the state's wall
+        cache (do not modify)."""
         key = (self, player)
-        static = state.wall_cache.get(key)
-        if static is None:
+        planes = state.wall_cache.get(key)
+        if planes is None:
             game = self.game
-            n, rows, cols = game.num_players, game.rows, game.cols
-            static = self._templates[player].copy()
-            open_ = np.frombuffer(state.open, dtype=np.uint8)[self._board_cell[player]]
-            static.reshape(static.shape[0], -1)[3 * n: 3 * n + 4] = (
-                self._edge_planes[player][:, open_])
-            walls = state.wall_status[:, self._board_wall[player]]
-            static[3 * n + 4: 3 * n + 8, 1:, 1:] = walls.reshape(4, rows - 1, cols - 1)
-            state.wall_cache[key] = static
-        return static
+            planes = self._templates[player].copy()
+            blocked, anchors = self._wall_planes(
+                player, np.frombuffer(state.open, dtype=np.uint8).reshape(game.rows, game.cols),
+                state.wall_status)
+            planes[self.planes["blocked"]] = blocked
+            planes[self.planes["wall_free"].start: self.planes["wall_placed"].stop, 1:, 1:] = \
+                anchors
+            supplies = state.walls_left
+            planes[self.planes["walls_left"]] = np.array(
+                [min(supplies[j] * self._supply_scale, 1.0) for j in self._supply_order[player]],
+                dtype=np.float32)[:, None, None]
+            planes[self.planes["to_act"]] = 1.0
+            state.wall_cache[key] = planes
+        return planes
 
     def _scalars(self, state, player: int) -> list[float]:
         """Values of the constant planes: supplies (relative seats), to-act, phase, progress."""
@@ -135,34 +154,36 @@ class Encoder:
         return scalars
 
     def encode(self, state, player: int) -> np.ndarray:
-        n = self.game.num_players
-        planes = self._static(state, player).copy()
-        flat = planes.reshape(planes.shape[0], -1)
-        flat[self._pawn_planes[player], self._view_cell[player][state.pawns]] = 1.0
-        flat[3 * n + 8:] = np.minimum(self._scalars(state, player), 1.0)[:, None]
+        planes = self._layout_planes(state, player).copy()
+        flat = planes.reshape(-1)
+        for index, x in zip(self._pawn_index[player], state.pawns, strict=True):
+            flat[index[x]] = 1.0
+        if state.current_player() != player:
+            flat[self._to_act_cells] = 0.0
+        if state.phase:
+            flat[self._phase_cells] = 1.0
+        flat[self._progress_cells] = min(state.turn / self.game.max_turns, 1.0)
         return planes
 
     def encode_many(self, states, players) -> np.ndarray:
         """:meth:`encode` of several positions at once, ``[B, C, H, W]``, without the wall
         cache: a search batch's leaves mostly bring new wall layouts, whose planes
-        :meth:`_static` would build one by one. The positions of each observing seat share its
-        tables, so each plane group is one ``np.take`` per seat."""
+        :meth:`_layout_planes` would build one by one. The positions of each observing seat
+        share its tables, so each plane group is one operation per seat."""
         game, n = self.game, self.game.num_players
         players = np.asarray(players, dtype=np.int64)
         batch, cells = len(states), game.num_cells
         planes = self._templates[players]  # goals in place, the rest zero
         flat = planes.reshape(batch, planes.shape[1], cells)
         opened = np.frombuffer(b"".join(bytes(s.open) for s in states),
-                               dtype=np.uint8).reshape(batch, cells)
+                               dtype=np.uint8).reshape(batch, game.rows, game.cols)
         walls = np.stack([s.wall_status for s in states])  # [B, free/placed, anchors]
         pawns = np.array([s.pawns for s in states], dtype=np.int64)
+        anchor_planes = slice(self.planes["wall_free"].start, self.planes["wall_placed"].stop)
         for player, rows in seat_groups(players):
-            view_open = np.take(opened[rows], self._board_cell[player], axis=1)
-            flat[rows, 3 * n: 3 * n + 4] = np.take(self._edge_planes[player], view_open,
-                                                   axis=1).transpose(1, 0, 2)
-            planes[rows, 3 * n + 4: 3 * n + 8, 1:, 1:] = np.take(
-                walls[rows], self._board_wall[player], axis=2).reshape(
-                    len(rows), 4, game.rows - 1, game.cols - 1)
+            blocked, anchors = self._wall_planes(player, opened[rows], walls[rows])
+            planes[rows, self.planes["blocked"]] = blocked
+            planes[rows, anchor_planes, 1:, 1:] = anchors
             flat[rows[:, None], self._pawn_planes[player],
                  self._view_cell[player][pawns[rows]]] = 1.0
         scalars = np.array([self._scalars(s, int(p)) for s, p in zip(states, players,
@@ -203,9 +224,3 @@ def seat_groups(players: np.ndarray) -> list[tuple[int, np.ndarray]]:
     """``(seat, rows)`` for each seat among ``players``: the batch rows observed from it."""
     return [(int(p), np.flatnonzero(players == p)) for p in np.unique(players)]
 
-
-def _swap_bits(values: np.ndarray, a: int, b: int) -> np.ndarray:
-    """``values`` with bits ``a`` and ``b`` exchanged."""
-    has_a, has_b = (values & a) != 0, (values & b) != 0
-    out = values & ~np.uint8(a | b)
-    return out | np.where(has_a, b, 0).astype(np.uint8) | np.where(has_b, a, 0).astype(np.uint8)

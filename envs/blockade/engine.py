@@ -10,10 +10,13 @@ Representation, chosen for speed under search:
   (``wall_free``) the anchors that may still take a wall, updated from precomputed conflict
   lists, so the wall half of the legal mask is one array copy; row 1 (``wall_placed``) the
   anchors holding a wall. One array, so encoders gather both rows at once.
-- legal actions are cached per position as a list and as a mask, each built on first use;
-- ``State.wall_cache`` is a dict that encoders may fill with what depends on the walls only
-  (keyed by their own keys). Clones share it, and a wall placement starts a new one, so it is
-  valid for every state that shares it: search siblings that differ by pawn moves reuse it.
+- legal actions are cached per position as a list and as a mask, each built on first use (a
+  turn's pawn moves when the turn starts, as that also tells whether it starts with a move);
+- ``State.wall_cache`` is a dict that the engine (the pawn moves each cell's walls allow),
+  the open-path rule and encoders fill with what depends on the walls only, or on the wall
+  supplies, which change with them (keyed by their own keys). Clones share it, and a wall
+  placement starts a new one, so it is valid for every state that shares it: search siblings
+  that differ by pawn moves reuse it, and so does every move once the walls run out.
 """
 
 from __future__ import annotations
@@ -60,6 +63,8 @@ Lakeside published it in 1975). A key given explicitly to ``Game`` overrides its
 ``max_turns`` ``None`` means ``100 * num_players``."""
 LAKESIDE_BOARD = (2, 14, 11)
 """``num_players, rows, cols`` the ``lakeside`` preset's start squares are made for."""
+PAWN_MOVES_KEY = "pawn_moves"
+"""``State.wall_cache`` key of the pawn moves per cell as the walls allow them."""
 
 
 def default_start_squares(rows: int, cols: int) -> dict[str, tuple[tuple[int, int], ...]]:
@@ -213,16 +218,39 @@ class Game:
             [(d, self.step[d][x]) for d, _, _ in DIRECTIONS if self.step[d][x] >= 0]
             for x in range(self.num_cells)
         ]
-        # move_index[x][y] = k such that moving from x to y is offset k.
-        self.move_index = [{} for _ in range(self.num_cells)]
+        # Per cell, the moves by MOVE_OFFSETS that stay on the board, in order of offset k and
+        # with the open edges each route needs: single steps as (k, direction, target), 2 steps
+        # as (k, target, d1, middle, d2, e1, other middle, e2) for the routes d1 then d2 and,
+        # L-shaped moves only (else e1 = 0), e1 then e2.
+        direction_of = {(dr, dc): d for d, dr, dc in DIRECTIONS}
+        self.move_steps = [dr * cols + dc for dr, dc in MOVE_OFFSETS]  # in cell numbers
+        self.single_steps, self.double_steps = [], []
         for r in range(rows):
             for c in range(cols):
+                singles, doubles = [], []
                 for k, (dr, dc) in enumerate(MOVE_OFFSETS):
-                    if 0 <= r + dr < rows and 0 <= c + dc < cols:
-                        self.move_index[cell(r, c)][cell(r + dr, c + dc)] = k
+                    if not (0 <= r + dr < rows and 0 <= c + dc < cols):
+                        continue
+                    target = cell(r + dr, c + dc)
+                    if abs(dr) + abs(dc) == 1:
+                        singles.append((k, direction_of[dr, dc], target))
+                    elif dr == 0 or dc == 0:
+                        d = direction_of[dr // 2, dc // 2]
+                        doubles.append((k, target, d, cell(r + dr // 2, c + dc // 2), d, 0, 0, 0))
+                    else:
+                        vertical, horizontal = direction_of[dr, 0], direction_of[0, dc]
+                        doubles.append((k, target, vertical, cell(r + dr, c), horizontal,
+                                        horizontal, cell(r, c + dc), vertical))
+                self.single_steps.append(singles)
+                self.double_steps.append(doubles)
+        # Per cell, the bitboard of the cells a move from it may reach or pass through.
+        self.nearby = [sum(1 << target for _, _, target in self.single_steps[x])
+                       | sum(1 << target for _, target, *_ in self.double_steps[x])
+                       for x in range(self.num_cells)]
         # Per wall index (0..2A-1, orientation-major): the two cell pairs it separates, as
         # (cell, direction) for both sides, and the wall indices it rules out.
         self.wall_edges = []
+        self.wall_neighbourhood = []
         self.wall_conflicts = []
         for o in range(2):
             for r in range(1, rows):
@@ -242,6 +270,12 @@ class Game:
                     ]
                     conflicts.append(self.wall_index(1 - o, r, c))
                     self.wall_edges.append(edges)
+                    # The cells whose moves a wall may change: its edges' cells and their
+                    # neighbours (a move's routes read the open edges of its cell and of the
+                    # cells next to it).
+                    cells = {x for x, _ in edges}
+                    self.wall_neighbourhood.append(sorted(
+                        cells | {y for x in cells for _, y in self.neighbours[x]}))
                     self.wall_conflicts.append(np.array(conflicts, dtype=np.int64))
         self.goal_bits = [sum(1 << x for x in goals) for goals in self.goal_cells]
         self.path_tables = (
@@ -349,11 +383,8 @@ class State(ChanceFreeState):
                 self._legal = []
             elif self.phase == 0:
                 self._legal = self._pawn_actions()
-            else:
-                # Under the open-path rule through the mask, so the paths are checked once.
-                walls = (self.legal_actions_mask()[NUM_MOVE_ACTIONS:]
-                         if self.game.path_rule == "open" else self._wall_supply_mask(self.to_move))
-                self._legal = (np.flatnonzero(walls) + NUM_MOVE_ACTIONS).tolist()
+            else:  # through the mask, so that the open-path rule is checked once
+                self._legal = self.legal_actions_mask().nonzero()[0].tolist()
         return self._legal
 
     def apply_action(self, action) -> None:
@@ -372,34 +403,49 @@ class State(ChanceFreeState):
             self._place_wall(action - NUM_MOVE_ACTIONS)
 
     # ----- move generation -----
-    def _pawn_targets(self, x: int, occupied) -> list[int]:
-        """Cells a pawn at ``x`` reaches in 1 or 2 steps through open edges, ending on an empty
-        cell; the middle cell of 2 steps must be empty too unless the game has jumps."""
-        game, open_, jumps = self.game, self.open, self.game.jumps
-        targets = []
-        for d, y in game.neighbours[x]:
-            if not open_[x] & d:
-                continue
-            if y not in occupied:
-                targets.append(y)
-            elif not jumps:
-                continue
-            for d2, z in game.neighbours[y]:
-                if open_[y] & d2 and z != x and z not in occupied and z not in targets:
-                    targets.append(z)
-        return targets
+    def _pawn_moves(self, x: int) -> tuple[list[int], list[int], list[tuple]]:
+        """The moves of a pawn on ``x`` as the walls allow them, pawns aside, in order of
+        offset: as actions of the owner's pawn 0 and of its pawn 1 (``12 * pawn + k``), and as
+        ``(k, target, middles)``, ``middles`` the cells a 2-step move may pass through (empty
+        for 1 step, and under jumps, where pawns on the way do not matter). The walls alone
+        decide them, so they are kept in the wall cache per cell: after the walls run out,
+        every move of the game reads them there."""
+        moves_of = self.wall_cache.get(PAWN_MOVES_KEY)
+        if moves_of is None:
+            moves_of = self.wall_cache[PAWN_MOVES_KEY] = [None] * self.game.num_cells
+        entry = moves_of[x]
+        if entry is None:
+            open_, jumps = self.open, self.game.jumps
+            exits = open_[x]
+            moves = [(k, y, ()) for k, d, y in self.game.single_steps[x] if exits & d]
+            for k, z, d1, y1, d2, e1, y2, e2 in self.game.double_steps[x]:
+                first = exits & d1 and open_[y1] & d2
+                second = e1 and exits & e1 and open_[y2] & e2
+                if first or second:
+                    moves.append((k, z, () if jumps else (y1, y2) if first and second
+                                  else (y1,) if first else (y2,)))
+            entry = moves_of[x] = ([k for k, _, _ in moves], [12 + k for k, _, _ in moves],
+                                   moves)
+        return entry
+
+    def _legal_moves_of(self, i: int) -> list[int]:
+        """The legal actions of the pawn ``self.pawns[i]`` (do not modify): onto an empty cell,
+        and for 2 steps without jumps through an empty middle cell on some open route. With no
+        other pawn within 2 steps, those the walls allow."""
+        occupied, pawn = self.pawns, i % 2
+        x = occupied[i]
+        entry = self._pawn_moves(x)
+        nearby = self.game.nearby[x]
+        for y in occupied:
+            if nearby >> y & 1:
+                break
+        else:
+            return entry[pawn]
+        return [12 * pawn + k for k, z, via in entry[2] if z not in occupied
+                and (not via or via[0] not in occupied or via[-1] not in occupied)]
 
     def _has_pawn_move(self, player: int) -> bool:
-        game, open_, occupied = self.game, self.open, self.pawns
-        for x in (self.pawns[2 * player], self.pawns[2 * player + 1]):
-            for d, y in game.neighbours[x]:
-                if open_[x] & d and y not in occupied:
-                    return True
-        # Every step of both pawns is walled or onto a pawn: only a jump can be left.
-        return game.jumps and any(
-            self._pawn_targets(x, occupied)
-            for x in (self.pawns[2 * player], self.pawns[2 * player + 1])
-        )
+        return bool(self._legal_moves_of(2 * player) or self._legal_moves_of(2 * player + 1))
 
     def _legal_wall_mask(self, player: int) -> np.ndarray:
         """Anchors where ``player`` may place a wall now: free, supply left and, under the
@@ -419,6 +465,21 @@ class State(ChanceFreeState):
             free[anchors:] = False
         return free
 
+    def _start_wall_phase(self) -> bool:
+        """Enter the wall phase if the player to move has a wall to place, keeping the phase's
+        legal mask and actions: the open-path rule's searches then answer both questions at
+        once."""
+        p = self.to_move
+        if not (self.walls_left[2 * p] or self.walls_left[2 * p + 1]):
+            return False
+        mask = np.zeros(self.game.num_actions, dtype=bool)
+        mask[NUM_MOVE_ACTIONS:] = self._legal_wall_mask(p)
+        legal = mask.nonzero()[0].tolist()
+        if not legal:
+            return False
+        self.phase, self._mask, self._legal = 1, mask, legal
+        return True
+
     def _has_wall(self, player: int) -> bool:
         anchors = self.game.anchors_per_orientation
         has_free = bool(
@@ -430,14 +491,9 @@ class State(ChanceFreeState):
         return has_free
 
     def _pawn_actions(self) -> list[int]:
-        occupied = set(self.pawns)
-        actions = []
-        for k in range(PAWNS_PER_PLAYER):
-            x = self.pawns[2 * self.to_move + k]
-            index = self.game.move_index[x]
-            actions.extend(12 * k + index[y] for y in self._pawn_targets(x, occupied))
-        actions.sort()
-        return actions
+        """The legal moves of the player to move, sorted (pawn 0's offsets, then pawn 1's)."""
+        first = 2 * self.to_move
+        return self._legal_moves_of(first) + self._legal_moves_of(first + 1)
 
     def _is_legal(self, action: int) -> bool:
         if action < NUM_MOVE_ACTIONS:
@@ -469,16 +525,12 @@ class State(ChanceFreeState):
     def _move_pawn(self, action: int) -> None:
         game, p = self.game, self.to_move
         k, offset = divmod(action, 12)
-        r, c = game.coords(self.pawns[2 * p + k])
-        dr, dc = MOVE_OFFSETS[offset]
-        self.pawns[2 * p + k] = game.cell(r + dr, c + dc)
+        self.pawns[2 * p + k] += game.move_steps[offset]  # legal, so on the board
         if self._meets_win_condition(p):
             self.winner = p
             self.outcome = "win"
             self.turn += 1
-        elif self._has_wall(p):
-            self.phase = 1
-        else:
+        elif not self._start_wall_phase():
             self._end_turn()
 
     def _place_wall(self, w: int) -> None:
@@ -487,10 +539,15 @@ class State(ChanceFreeState):
             self.open[x] &= ~d
         self.wall_free[game.wall_conflicts[w]] = False
         self.wall_placed[w] = True
-        self.wall_cache = (
-            paths.wall_cache_after(self.wall_cache, game.path_tables, w)
+        cache = paths.wall_cache_after(self.wall_cache, game.path_tables, w) \
             if game.path_tables else {}
-        )
+        moves_of = self.wall_cache.get(PAWN_MOVES_KEY)
+        if moves_of is not None:  # only the cells next to the wall's edges see new moves
+            moves_of = moves_of[:]
+            for x in game.wall_neighbourhood[w]:
+                moves_of[x] = None
+            cache[PAWN_MOVES_KEY] = moves_of
+        self.wall_cache = cache
         self.walls.append(w)
         self.walls_left[2 * self.to_move + w // game.anchors_per_orientation] -= 1
         self._end_turn()
@@ -509,11 +566,12 @@ class State(ChanceFreeState):
                 self.outcome = "truncated"
                 return
             p = self.to_move
-            if self._has_pawn_move(p):
+            moves = self._pawn_actions()
+            if moves:
                 self.phase = 0
+                self._legal = moves  # the turn's legal actions, asked for next
                 return
-            if self._has_wall(p):
-                self.phase = 1
+            if self._start_wall_phase():
                 return
             if not any(
                 self._has_pawn_move(q) or self._has_wall(q) for q in range(game.num_players)

@@ -54,6 +54,10 @@ class PathTables:
                 clear[d] |= 1 << x
             self.wall_clear.append(tuple(~clear[d] for d in directions))
             self.wall_sides.append(((edges[0][0], edges[1][0]), (edges[2][0], edges[3][0])))
+        # Per wall: its cells (bitboard), and those of each half.
+        self.half_cells = [((1 << a) | (1 << b), (1 << d) | (1 << e))
+                           for (a, b), (d, e) in self.wall_sides]
+        self.wall_cells = [half | other_half for half, other_half in self.half_cells]
         # Per wall: its three grid points (end, anchor, end) as ids, every point of the board's
         # edge sharing id 0, since the edge joins them all.
         def point(r, c):
@@ -66,32 +70,112 @@ class PathTables:
                 points.append((point(r - 1, c), point(r, c), point(r + 1, c)))
             else:
                 points.append((point(r, c - 1), point(r, c), point(r, c + 1)))
-        self.wall_points = np.array(points, dtype=np.int64).T
-        self.empty_layout = WallLayout(self.empty_steps, np.arange((rows + 1) * (cols + 1)), self)
+        self.wall_points = points
+        self.num_walls = len(points)
+        # Per grid point: the walls (bitsets over wall indices) that have it as first end, as
+        # anchor, as second end; a group of joined points ORs those of its points.
+        num_points = (rows + 1) * (cols + 1)
+        roles = [[0, 0, 0] for _ in range(num_points)]
+        for w, wall_points in enumerate(points):
+            for role, q in enumerate(wall_points):
+                roles[q][role] |= 1 << w
+        self.empty_layout = WallLayout(
+            self.empty_steps, list(range(num_points)), [(q,) for q in range(num_points)],
+            [tuple(role) for role in roles], self)
 
 
 class WallLayout:
-    """What depends on the walls only: the four step masks, a label per grid point (points joined
-    by walls or the board's edge share one), ``closing``, a bool per wall index: whether that
-    wall would close a loop, and ``regions``, per closing wall checked so far, the regions it
-    would split off (:func:`split_regions`), which do not depend on the pawns: positions that
-    share the walls (search siblings) share them. Kept in ``State.wall_cache``."""
+    """What depends on the walls only: the four step masks; the grid points joined by walls or
+    the board's edge, as groups (``group``: each point's group, named by its smallest point;
+    ``members`` and ``roles``: per group its points and the walls that have one of them as
+    first end, anchor or second end, as bitsets); ``closing``, a bool per wall index: whether
+    that wall would close a loop (two of its points in one group), and ``regions``, per closing
+    wall checked so far, the regions it would split off (:func:`split_regions`), which do not
+    depend on the pawns: positions that share the walls (search siblings) share them. Kept in
+    ``State.wall_cache``; a wall placed makes the next one in a few list and bitset
+    operations (:meth:`with_wall`)."""
 
-    __slots__ = ("steps", "label", "closing", "regions")
+    __slots__ = ("steps", "group", "members", "roles", "closing_bits", "closing", "regions")
 
-    def __init__(self, steps: tuple[int, int, int, int], label: np.ndarray, tables: PathTables):
+    def __init__(self, steps: tuple[int, int, int, int], group: list[int],
+                 members: list[tuple[int, ...]], roles: list[tuple[int, int, int]],
+                 tables: PathTables, closing_bits: int | None = None):
         self.steps = steps
-        self.label = label
-        ends, anchor, other_end = label[tables.wall_points]
-        self.closing = (ends == anchor) | (anchor == other_end) | (ends == other_end)
+        self.group = group
+        self.members = members
+        self.roles = roles
+        if closing_bits is None:
+            closing_bits = 0
+            for g in set(group):
+                closing_bits |= _closing_in(roles[g])
+        self.closing_bits = closing_bits
+        self.closing = np.unpackbits(
+            np.frombuffer(closing_bits.to_bytes((tables.num_walls + 7) // 8, "little"),
+                          dtype=np.uint8), count=tables.num_walls, bitorder="little").view(bool)
         self.regions: dict[int, tuple[int, ...]] = {}
 
+    def labels(self, tables: PathTables, w: int) -> tuple[int, int, int]:
+        """The groups of wall ``w``'s first end, anchor and second end."""
+        group = self.group
+        end, anchor, other_end = tables.wall_points[w]
+        return group[end], group[anchor], group[other_end]
+
     def with_wall(self, tables: PathTables, w: int) -> WallLayout:
-        label = self.label.copy()
-        end, anchor, other_end = label[tables.wall_points[:, w]]
-        label[(label == end) | (label == anchor) | (label == other_end)] = min(
-            end, anchor, other_end)
-        return WallLayout(without_wall(self.steps, tables, w), label, tables)
+        steps = without_wall(self.steps, tables, w)
+        joined_groups = set(self.labels(tables, w))
+        if len(joined_groups) == 1:
+            layout = WallLayout(steps, self.group, self.members, self.roles, tables,
+                                self.closing_bits)
+            layout.regions = self._kept_regions(tables, w, set())
+            return layout
+        target = min(joined_groups)
+        group, members, roles = self.group[:], self.members[:], self.roles[:]
+        points, (first, anchor, second) = members[target], roles[target]
+        for g in joined_groups - {target}:
+            for q in members[g]:
+                group[q] = target
+            points += members[g]
+            other_first, other_anchor, other_second = roles[g]
+            first, anchor, second = first | other_first, anchor | other_anchor, \
+                second | other_second
+        members[target], roles[target] = points, (first, anchor, second)
+        layout = WallLayout(steps, group, members, roles, tables,
+                            self.closing_bits | _closing_in(roles[target]))
+        layout.regions = self._kept_regions(tables, w, joined_groups)
+        return layout
+
+    def _kept_regions(self, tables: PathTables, w: int, merged: set[int]) -> dict:
+        """The regions known here that still hold once wall ``w`` is placed (joining the
+        groups ``merged`` here), so that the next wall phase searches only what ``w`` may have
+        changed.
+
+        Those of a wall ``u`` hold when (1) at most one of ``u``'s groups is among the merged
+        ones, so its points are joined alike before and after and the same halves of ``u``
+        separate cells; (2) no region holds a cell of ``w``'s edges, so each stays whole; (3)
+        no region holds cells of both halves of ``u``, so no path runs through one from one
+        half to the other. Then a set of cells connected with ``w`` placed (each player's pawns
+        and goals) stays connected with ``u`` placed too exactly when it lies wholly in or
+        wholly outside each region: a path around ``u`` never needs a region, and a half of
+        ``u`` with both cells outside the regions was no cut before and is none now, by (1).
+        ``tests/envs/test_blockade_lakeside.py`` checks every wall phase of whole games."""
+        touched = tables.wall_cells[w]
+        kept = {}
+        for u, regions in self.regions.items():
+            if u == w or len(merged.intersection(self.labels(tables, u))) > 1:
+                continue
+            half, other_half = tables.half_cells[u]
+            for region in regions:
+                if region & touched or (region & half and region & other_half):
+                    break
+            else:
+                kept[u] = regions
+        return kept
+
+
+def _closing_in(roles: tuple[int, int, int]) -> int:
+    """The walls (bitset) with two of their points in the group whose ``roles`` these are."""
+    first, anchor, second = roles
+    return (first & anchor) | (anchor & second) | (first & second)
 
 
 def without_wall(steps, tables: PathTables, w: int) -> tuple[int, int, int, int]:
@@ -198,26 +282,38 @@ def terminal_sets(game, pawns: list[int]) -> list[int]:
 
 def path_legal_walls(state, candidates: np.ndarray) -> np.ndarray:
     """``candidates`` (bool over wall indices: free anchors with supply) less the walls that
-    would leave some pawn without a path to one of its goals."""
+    would leave some pawn without a path to one of its goals (``candidates`` itself, not a
+    copy, when there are none)."""
     layout = wall_layout(state)
-    risky = np.flatnonzero(candidates & layout.closing)
-    if not len(risky):
+    risky = (candidates & layout.closing).nonzero()[0].tolist()
+    if not risky:
         return candidates
     game = state.game
     tables, cols = game.path_tables, game.cols
     sets = terminal_sets(game, state.pawns)
-    legal = candidates.copy()
+    legal = candidates
     known = layout.regions
-    for w in risky.tolist():
+    for w in risky:
         regions = known.get(w)
         if regions is None:
-            end, anchor, other_end = layout.label[tables.wall_points[:, w]].tolist()
-            sides = loop_edges(tables.wall_sides[w], end, anchor, other_end)
+            sides = loop_edges(tables.wall_sides[w], *layout.labels(tables, w))
             regions = known[w] = split_regions(without_wall(layout.steps, tables, w), sides,
                                                cols)
-        if any(0 != cells & region != cells for region in regions for cells in sets):
+        if splits_a_set(regions, sets):
+            if legal is candidates:
+                legal = candidates.copy()
             legal[w] = False
     return legal
+
+
+def splits_a_set(regions: tuple[int, ...], sets: list[int]) -> bool:
+    """Whether some bitboard of ``sets`` lies partly in, partly outside, one of ``regions``."""
+    for region in regions:
+        for cells in sets:
+            inside = cells & region
+            if inside and inside != cells:
+                return True
+    return False
 
 
 def has_path_legal_wall(state, candidates: np.ndarray) -> bool:

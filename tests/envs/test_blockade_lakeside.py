@@ -306,6 +306,40 @@ def test_fast_wall_mask_equals_one_search_per_anchor_on_thousands(config, seed, 
     check_fast_mask_equals_brute_force(config, seed, plies)
 
 
+def check_every_wall_phase_equals_brute_force(config, seed):
+    """A whole game with every wall phase checked, and a sibling's (a clone that places
+    another wall first, as a search explores it): the regions found in one wall layout are
+    carried to the next (``paths.WallLayout._kept_regions``), so an error there would build up
+    along a game rather than show at one position."""
+    rng = np.random.default_rng(seed)
+    state = random_open_game(config, max_turns=24).new_initial_state()
+    while not state.is_terminal():
+        if state.phase == 1:
+            sibling = state.clone()
+            actions = sibling.legal_actions()
+            sibling.apply_action(actions[rng.integers(len(actions))])
+            for position in (state, sibling):
+                if position.phase == 1 and not position.is_terminal():
+                    np.testing.assert_array_equal(
+                        position.legal_actions_mask()[NUM_MOVE_ACTIONS:],
+                        brute_force_wall_mask(position))
+        actions = state.legal_actions()
+        state.apply_action(actions[rng.integers(len(actions))])
+
+
+@settings(max_examples=6, deadline=None)
+@given(config=CONFIG, seed=st.integers(0, 2**32 - 1))
+def test_every_wall_phase_of_a_game_equals_one_search_per_anchor(config, seed):
+    check_every_wall_phase_equals_brute_force(config, seed)
+
+
+@pytest.mark.slow
+@settings(max_examples=300, deadline=None)
+@given(config=CONFIG, seed=st.integers(0, 2**32 - 1))
+def test_every_wall_phase_of_many_games_equals_one_search_per_anchor(config, seed):
+    check_every_wall_phase_equals_brute_force(config, seed)
+
+
 def check_random_play_keeps_every_path(config, seed):
     rng = np.random.default_rng(seed)
     state = random_open_game(config, max_turns=80).new_initial_state()
