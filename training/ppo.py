@@ -311,8 +311,7 @@ class PPO(NetworkAlgorithm):
     def update(self, data: Transitions) -> dict:
         """``update_epochs`` passes over the rollout in shuffled minibatches (CleanRL)."""
         o = self.algo.optim
-        net = self.learning.trained
-        device = next(net.parameters()).device
+        net, device = self.learning.trained, self.device
         tensors = [torch.from_numpy(x).to(device)
                    for x in (data.obs, data.mask, data.action, data.logp, data.value,
                              data.advantages, data.returns)]
