@@ -31,7 +31,6 @@ import numpy as np
 import envs
 from agents.policy import Policy
 from arena.report import ProgressLine
-from models.config import from_mapping
 from models.features import make_encoder
 from models.nets import ModelConfig, action_layout, build_network
 from models.symmetry import augmenter, symmetries
@@ -41,7 +40,7 @@ from training.learner import Learner, LearnerConfig
 from training.pool import OpponentPool, PoolConfig
 from training.replay import ReplayBuffer, Samples
 from training.rewards import Outcomes, RewardConfig
-from training.runner import RunnerConfig, make_runner
+from training.runner import make_runner
 from training.selfplay import Round, SelfPlay, SelfPlayConfig, SelfPlayGame
 from training.trainer import LoopConfig, NetworkAlgorithm
 from training.trainer import progress as run_progress
@@ -166,11 +165,10 @@ class AlphaZero(NetworkAlgorithm):
 
     def __init__(self, config: dict):
         super().__init__(config)
-        self.runner_config = from_mapping(RunnerConfig, config["runner"], "runner")
         self.outcomes = Outcomes(self.game, self.algo.rewards)  # a bad config fails here
         augment = augmenter(symmetries(self.game, self.encoder)) if self.algo.learner.augment \
             else None
-        self.learner = Learner(self.net, self.algo.learner, augment)
+        self.learner = Learner(self.learning.trained, self.algo.learner, augment)
         self.replay = ReplayBuffer(self.algo.replay.capacity, self.encoder.shape,
                                    self.game.num_actions, self.game.num_players)
         self.rng = np.random.default_rng([self.seed, 1])
@@ -204,6 +202,7 @@ class AlphaZero(NetworkAlgorithm):
 
     def load_state_dict(self, payload: dict) -> None:
         self.net.load_state_dict(payload["model"]["weights"])
+        self.learning.reload()
         self.learner.load_state_dict(payload["state"]["learner"])
         self.rng = restore_numpy_rng(payload["state"]["rng"])
         if "pool" in payload["state"]:  # checkpoints before the pool of past selves: empty
@@ -242,6 +241,7 @@ class AlphaZero(NetworkAlgorithm):
             if config.keep:
                 self.replay.pin()
             stats = self.learner.train(self.replay, steps, self.rng)
+            self.learning.sync()  # the student round plays with the trained weights
             who = config.teacher if student is None else "network"
             print(f"warm start: {games} {who} vs {config.opponent} games labelled by "
                   f"{config.teacher}, {len(samples)} samples, {steps} steps, "
@@ -275,6 +275,7 @@ class AlphaZero(NetworkAlgorithm):
         self.replay.add(samples)
         start = time.perf_counter()
         stats = self.learner.train(self.replay, self.learner.steps_for(len(samples)), self.rng)
+        self.learning.sync()
         learned = time.perf_counter() - start
         c["samples"] += len(samples)
         stats.update(selfplay_metrics(records, played))

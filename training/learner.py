@@ -44,8 +44,11 @@ def masked_log_policy(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
 
 
 class Learner:
+    """Gradient steps on ``net``, on the device its parameters are on (the batches go there)."""
+
     def __init__(self, net: torch.nn.Module, config: LearnerConfig, augment: Augment | None = None):
         self.net = net
+        self.device = next(net.parameters()).device
         self.config = config
         self.augment = augment
         self.optimizer = torch.optim.AdamW(net.parameters(), lr=config.lr,
@@ -79,10 +82,9 @@ class Learner:
         return out
 
     def _step(self, batch: Samples) -> dict:
-        obs = torch.from_numpy(batch.obs)
-        mask = torch.from_numpy(batch.mask)
-        target_policy = torch.from_numpy(batch.policy)
-        target_value = torch.from_numpy(batch.value)
+        obs, mask, target_policy, target_value = (
+            torch.from_numpy(x).to(self.device)
+            for x in (batch.obs, batch.mask, batch.policy, batch.value))
         logits, values = self.net(obs)
         log_p = masked_log_policy(logits, mask)
         with_target = (target_policy.sum(dim=1) > 0).sum().clamp(min=1)

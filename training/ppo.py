@@ -31,7 +31,6 @@ import torch
 from agents.policy import Policy
 from arena.report import ProgressLine
 from models.checkpoint import CheckpointError
-from models.config import from_mapping
 from training.checkpoint import numpy_rng_state, restore_numpy_rng
 from training.learner import Learner, LearnerConfig, masked_log_policy
 from training.pool import OpponentPool, PoolConfig
@@ -45,7 +44,7 @@ from training.rollout_shards import (
     Transitions,
     new_shard,
 )
-from training.runner import RunnerConfig, make_runner
+from training.runner import make_runner
 from training.shaping import Potential, ShapingConfig
 from training.trainer import LoopConfig, NetworkAlgorithm
 from training.warmstart import WarmStartConfig, teacher_samples
@@ -173,13 +172,14 @@ class PPO(NetworkAlgorithm):
         algo.rollout.check(self.game)
         self.outcomes = Outcomes(self.game, algo.rewards)
         Potential(self.game, algo.shaping, algo.rewards)
-        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=algo.optim.lr, eps=1e-5)
+        self.optimizer = torch.optim.Adam(self.learning.trained.parameters(), lr=algo.optim.lr,
+                                          eps=1e-5)
         self.pool = OpponentPool(algo.pool)
         self.retired: dict[int, dict] = {}  # snapshots that left the pool, still faced in a game
         self.rng = np.random.default_rng([self.seed, 3])  # minibatch order
         self.shards = [new_shard(self.seed, index) for index in range(algo.rollout.shards)]
         self.runner = make_runner(
-            from_mapping(RunnerConfig, config["runner"], "runner"),
+            self.runner_config,
             RolloutFactory(self.env_config, self.model_config, algo.rollout, algo.pool,
                            algo.rewards, algo.shaping, algo.loss.gamma, algo.loss.gae_lambda))
         self.counters = {"iteration": 0, "agent_steps": 0, "learner_steps": 0, "episodes": 0,
@@ -211,6 +211,7 @@ class PPO(NetworkAlgorithm):
                 f"the checkpoint's rollout holds {saved} games per shard, algo.rollout.num_envs "
                 f"and algo.rollout.shards give {sizes}: resume with the checkpoint's values")
         self.net.load_state_dict(payload["model"]["weights"])
+        self.learning.reload()
         self.optimizer.load_state_dict(state["optimizer"])
         self.pool.load_state_dict(state["pool"])
         self.retired = dict(state["retired"])
@@ -241,9 +242,10 @@ class PPO(NetworkAlgorithm):
             replay = ReplayBuffer(len(samples), self.encoder.shape, self.game.num_actions,
                                   self.game.num_players)
             replay.add(samples)
-            learner = Learner(self.net, LearnerConfig(min_samples=1))
+            learner = Learner(self.learning.trained, LearnerConfig(min_samples=1))
             stats = {f"warm_start/{k}": v
                      for k, v in learner.train(replay, config.steps, self.rng).items()}
+            self.learning.sync()
             self.net.eval()
             print(f"warm start: {config.games} {config.teacher} vs {config.opponent} games, "
                   f"{len(samples)} samples, {config.steps} steps, "
@@ -275,7 +277,9 @@ class PPO(NetworkAlgorithm):
             lr = algo.optim.lr * (1.0 - progress)
             for group in self.optimizer.param_groups:
                 group["lr"] = lr
-        self.net.eval()  # conv nets: batch norm as in the rollout (running statistics)
+        # Conv nets: batch norm in the update as in the rollout (running statistics).
+        self.net.eval()
+        self.learning.trained.eval()
         results, seconds = self.collect()
         data = Transitions.concat([result.transitions for result in results])
         episodes = [e for result in results for e in result.episodes]
@@ -307,23 +311,25 @@ class PPO(NetworkAlgorithm):
     def update(self, data: Transitions) -> dict:
         """``update_epochs`` passes over the rollout in shuffled minibatches (CleanRL)."""
         o = self.algo.optim
-        tensors = [torch.from_numpy(x) for x in (data.obs, data.mask, data.action, data.logp,
-                                                  data.value, data.advantages, data.returns)]
+        net, device = self.learning.trained, self.device
+        tensors = [torch.from_numpy(x).to(device)
+                   for x in (data.obs, data.mask, data.action, data.logp, data.value,
+                             data.advantages, data.returns)]
         size = len(data)
         totals: dict[str, float] = {}
         updates = 0
         for _epoch in range(o.update_epochs):
             order = self.rng.permutation(size)
             for start in range(0, size, o.minibatch_size):
-                mb = torch.from_numpy(order[start:start + o.minibatch_size])
+                mb = torch.from_numpy(order[start:start + o.minibatch_size]).to(device)
                 obs, mask, action, logp, value, mb_adv, mb_ret = (x[mb] for x in tensors)
-                logits, values = self.net(obs)
+                logits, values = net(obs)
                 loss, stats = ppo_loss(logits, values[:, 0], mask, action, logp, value, mb_adv,
                                        mb_ret, self.algo.loss)
                 self.optimizer.zero_grad(set_to_none=True)
                 loss.backward()
                 stats["ppo/grad_norm"] = float(torch.nn.utils.clip_grad_norm_(
-                    self.net.parameters(), o.max_grad_norm))
+                    net.parameters(), o.max_grad_norm))
                 self.optimizer.step()
                 updates += 1
                 for k, v in stats.items():
@@ -331,6 +337,7 @@ class PPO(NetworkAlgorithm):
             if o.target_kl is not None and stats["ppo/approx_kl"] > o.target_kl:
                 break
         self.counters["learner_steps"] += updates
+        self.learning.sync()
         return {k: v / updates for k, v in totals.items()}
 
     def progress_parts(self, stats: dict) -> list[str]:

@@ -107,8 +107,12 @@ def run(cfg: DictConfig, run_dir: str | Path, overrides: list[str] | None = None
         config = OmegaConf.to_container(cfg, resolve=True)
         name_features(config)
     algorithm = algorithm_class(config)(config)
-    logger = RunLogger(config["logger"], config, run_dir,
-                       name=f"{algorithm.name}-{config['env']['name']}")
+    print(f"learner on {algorithm.device} "
+          f"(runner.learner_device={config['runner'].get('learner_device', 'cpu')})", flush=True)
+    # W&B's config records the device used (``auto`` resolved); the checkpoint keeps the key
+    # as given, so that a resume on another machine resolves it there.
+    logger = RunLogger(config["logger"], {**config, "learner_device": str(algorithm.device)},
+                       run_dir, name=f"{algorithm.name}-{config['env']['name']}")
     try:
         result = Trainer(algorithm, run_dir, logger, resume, cfg.get("resume")).run()
     finally:

@@ -34,6 +34,8 @@ from typing import Annotated, Any, Protocol
 
 import torch
 
+from training.device import learner_device
+
 RUNNERS = ("local", "processes", "ray")
 
 
@@ -48,6 +50,7 @@ class RunnerConfig:
     workers: int = 2
     torch_threads: int = 1
     max_restarts: Annotated[int, ">= 0"] = 10  # processes and ray: dead workers replaced
+    learner_device: str = "cpu"  # the learner's gradient steps (training/device.py)
     # runner=ray only (configs/runner/ray.yaml says what each does)
     address: str | None = None
     cpus_per_worker: Annotated[float, "> 0"] = 1.0
@@ -62,6 +65,7 @@ class RunnerConfig:
         if self.address is not None and not (self.address == "auto" or ":" in self.address):
             raise ValueError(f"runner.address={self.address!r}: must be null (a local Ray), auto "
                              "(the cluster this machine joined), ray://host:port or host:port")
+        learner_device(self.learner_device)  # a CUDA device torch does not see fails here
 
 
 class LocalRunner:

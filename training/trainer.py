@@ -47,6 +47,7 @@ from training.checkpoint import (
     save_replay,
 )
 from training.curve import write_learning_curve
+from training.device import learner_device, learner_net
 from training.evaluation import (
     TrainingEvalConfig,
     anchor_ratings,
@@ -58,6 +59,7 @@ from training.evaluation import (
     win_rate_parts,
 )
 from training.logging import RunLogger
+from training.runner import RunnerConfig
 
 INTERRUPTED_EXIT_CODE = 130
 
@@ -109,6 +111,7 @@ class Algorithm(Protocol):
     algo: Any            # its typed ``algo`` config: iterations, time_limit_minutes,
                          # console_every, eval, checkpoint and its own settings
     counters: dict
+    device: torch.device  # where the learner's gradient steps run (runner.learner_device)
 
     def start(self) -> dict: ...                    # once per run, before iteration 1
     def iteration(self, number: int, progress: float) -> dict: ...
@@ -125,9 +128,12 @@ class Algorithm(Protocol):
 
 class NetworkAlgorithm:
     """What the algorithms here start from: the run's config read into the typed ``algo``
-    (the subclass's ``Config``) and ``model_config``, the game and its encoder, and the network,
-    its initial weights drawn from the run's seed; ``model()`` is the network's part of a
-    checkpoint. A subclass adds its own state and the rest of :class:`Algorithm`."""
+    (the subclass's ``Config``), ``model_config`` and ``runner_config``, the game and its
+    encoder, and the network, its initial weights drawn from the run's seed; ``model()`` is the
+    network's part of a checkpoint. ``net`` stays on the CPU (self-play, evaluation,
+    checkpoints); the learner trains ``learning.trained`` on ``device`` and calls
+    ``learning.sync()`` after each training call (training/device.py). A subclass adds its own
+    state and the rest of :class:`Algorithm`."""
 
     name: str
     Config: type
@@ -136,12 +142,15 @@ class NetworkAlgorithm:
         self.config = config
         self.algo = from_mapping(self.Config, config["algo"], "algo")
         self.model_config = model_config(config["model"])
+        self.runner_config = from_mapping(RunnerConfig, config["runner"], "runner")
+        self.device = learner_device(self.runner_config.learner_device)
         self.env_config = dict(config["env"])
         self.seed = int(config["seed"])
         self.game = envs.make_game(self.env_config)
         self.encoder = make_encoder(self.game, self.model_config.features)
         torch.manual_seed(self.seed)
         self.net = self.make_net()
+        self.learning = learner_net(self.net, self.device)
 
     def make_net(self) -> torch.nn.Module:
         """A network of the run's shape (fresh weights)."""
