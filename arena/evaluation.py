@@ -41,6 +41,7 @@ from arena.report import (
     ProgressLine,
     legend,
     ratings_table,
+    report_console,
     results_table,
     short_labels,
     write_chart,
@@ -219,7 +220,7 @@ def run_evaluation(env_config: dict, config: EvalConfig, out_dir: Path,
     :func:`build_agents` (``evaluate.py`` builds them while checking its config); built here
     when not given. With ``config.resume``, the games of the stopped evaluation it names are
     kept (:func:`resumed_games`) and only the others played."""
-    console = console or Console(width=None if sys.stdout.isatty() else 120)
+    console = console or report_console()
     if agents is None:
         agents = build_agents(env_config, config)
     set_torch_threads(config.torch_threads)

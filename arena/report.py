@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import json
+import sys
 import time
 from collections.abc import Sequence
 from dataclasses import asdict
@@ -13,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 from rich import box
+from rich.console import Console
 from rich.table import Table
 
 from arena.match import MatchResult, pairwise_results
@@ -20,6 +22,17 @@ from arena.stats import Rating
 
 SHORT_NAME = 20
 """Agent names longer than this (a checkpoint's path) get a short label in tables."""
+
+LOG_WIDTH = 120
+"""Columns of the tables when the output goes to a file or a pipe (a run in the background):
+rich would assume 80 there and cut the figures short."""
+
+
+def report_console() -> Console:
+    """The console for progress and tables: the terminal's width, or :data:`LOG_WIDTH` in a
+    log."""
+    return Console(width=None if sys.stdout.isatty() else LOG_WIDTH)
+
 
 
 def short_labels(names: Sequence[str]) -> dict[str, str]:

@@ -20,7 +20,7 @@ from rich.console import Console
 import envs
 from agents.checkpoint import PolicyAgent
 from arena.match import play_match
-from arena.report import ProgressLine, results_table
+from arena.report import ProgressLine, report_console, results_table
 from arena.stats import anchored_ratings
 
 
@@ -183,6 +183,6 @@ def win_rate_parts(stats: dict) -> list[str]:
 
 
 def print_tables(results: dict, console: Console | None = None) -> None:
-    console = console or Console()
+    console = console or report_console()
     for opp, result in results.items():
         console.print(results_table(result, title=f"trained vs {opp}"))

@@ -15,6 +15,7 @@ from omegaconf import DictConfig, OmegaConf
 from rich.console import Console
 
 import envs
+from arena.report import report_console
 from models.checkpoint import CheckpointError, load_checkpoint
 from models.features import resolve_features
 from training.evaluation import print_tables
@@ -95,7 +96,7 @@ def algorithm_class(config: dict) -> type:
 def run(cfg: DictConfig, run_dir: str | Path, overrides: list[str] | None = None,
         console: Console | None = None) -> TrainResult:
     """Train as ``cfg`` says, writing into ``run_dir``; returns the loop's TrainResult."""
-    console = console or Console()
+    console = console or report_console()
     resume = None
     if cfg.get("resume"):
         resume = load_checkpoint(cfg.resume)

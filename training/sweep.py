@@ -18,6 +18,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from arena.report import report_console
 from training.evaluation import metrics, score
 from training.trainer import TrainResult
 
@@ -70,7 +71,7 @@ def write_table(rows: list[dict], path: str | Path, console: Console | None = No
         table.add_row(row["job"], "-" if row["score"] is None else f"{row['score']:.3f}",
                       *(values.get(k, "") for k in varying), str(row["iterations"]),
                       str(row["minutes"]))
-    (console or Console()).print(table)
+    (console or report_console()).print(table)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -13,6 +13,9 @@ from PIL import Image
 import envs
 from agents import make_agent
 from arena import load_records, play_match, replay
+from arena.match import AgentSummary, MatchResult
+from arena.report import LOG_WIDTH, report_console, results_table
+from arena.stats import Rating
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -178,6 +181,28 @@ def test_long_agent_names_get_short_labels_and_a_legend(nobles_checkpoint, tmp_p
         [spec, "random"]
     log = (tmp_path / "evaluate.log").read_text()
     assert "checkpoint-1 vs random (2 games)" in log and "\x1b" not in log
+
+
+def test_a_four_player_table_in_a_log_keeps_every_figure():
+    """Written to a pipe (a run in the background), a 4-player table with its share column is
+    not cut to rich's default of 80 columns: every figure stays readable in the log."""
+    names = ["checkpoint-1", "heuristic", "heuristic#2", "heuristic#3"]
+    wins = [22, 73, 55, 53]
+    summaries = [AgentSummary(name, 200, w, 0, 200 - w, w / 200, -0.193, 0.0738, 0.1609, 0.0032)
+                 for name, w in zip(names, wins, strict=True)]
+    ratings = [Rating(name, 23.137, 18.301, 28.004) for name in names]
+    result = MatchResult({"name": "nobles"}, names, games=[None] * 200, summaries=summaries,
+                         ratings=ratings)
+    console = report_console()
+    assert console.width == LOG_WIDTH  # pytest captures stdout: not a terminal
+    with console.capture() as printed:
+        console.print(results_table(result, title="trained vs heuristic"))
+    rows = [line.split() for line in printed.get().splitlines()
+            if line.split()[:1] and line.split()[0] in names]
+    assert [row[:2] for row in rows] == [[name, f"{w}-0-{200 - w}"]
+                                         for name, w in zip(names, wins, strict=True)]
+    assert all(row[-1] == "3.2" and "[18.3," in row for row in rows), printed.get()
+    assert "…" not in printed.get()
 
 
 @pytest.mark.parametrize("stop", ["SIGINT", "SIGTERM"])
