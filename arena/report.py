@@ -34,7 +34,6 @@ def report_console() -> Console:
     return Console(width=None if sys.stdout.isatty() else LOG_WIDTH)
 
 
-
 def short_labels(names: Sequence[str]) -> dict[str, str]:
     """A table label per agent name: the name itself, or for a long one its kind and a number
     (``checkpoint:outputs/.../last.pt`` -> ``checkpoint-1``), so that tables fit 80 columns;
