@@ -1,8 +1,9 @@
 """The learning curve of a run (``learning_curve.png`` in its folder), drawn from the trainer's
 history at every periodic evaluation: the trained agent's rating against the fixed anchors
 with its 95% interval, and its win rate against each anchor with its Wilson interval, over the
-training minutes (iterations on the top axis). A resumed run's history goes on where it
-stopped, so its curve does too."""
+training minutes (iterations on the top axis). The final evaluation, when the run ends with
+one, is the curve's last point (a star with its interval bar: more games, other opponents
+possibly). A resumed run's history goes on where it stopped, so its curve does too."""
 
 from __future__ import annotations
 
@@ -18,21 +19,23 @@ def evaluated(history: list[dict]) -> list[dict]:
     return [entry for entry in history if "eval/rating" in entry]
 
 
-def anchor_names(points: list[dict]) -> list[str]:
+def anchor_names(points: list[dict], prefix: str = "eval/") -> list[str]:
     """The opponents evaluated against, in the order they first appear (``eval/<opp>/...``)."""
     names: dict[str, None] = {}
     for entry in points:
         for key in entry:
-            if key.startswith("eval/") and key.endswith(WIN_RATE):
-                names[key[len("eval/"):-len(WIN_RATE)]] = None
+            if key.startswith(prefix) and key.endswith(WIN_RATE):
+                names[key[len(prefix):-len(WIN_RATE)]] = None
     return list(names)
 
 
 def write_learning_curve(history: list[dict], anchors: dict[str, float], path: str | Path,
-                         title: str) -> Path | None:
-    """Draw the curve into ``path`` (PNG); ``None`` (and no file) before the first rating."""
+                         title: str, final: dict | None = None) -> Path | None:
+    """Draw the curve into ``path`` (PNG); ``None`` (and no file) before the first rating.
+    ``final``: the final evaluation's ``final/...`` metrics with its ``time/minutes`` and
+    ``games`` (per opponent)."""
     points = evaluated(history)
-    if not points:
+    if not points and final is None:
         return None
     import matplotlib
 
@@ -46,6 +49,9 @@ def write_learning_curve(history: list[dict], anchors: dict[str, float], path: s
     top.fill_between(minutes, [e["eval/rating_low"] for e in points],
                      [e["eval/rating_high"] for e in points], alpha=0.25, label="95% interval")
     top.plot(minutes, rating, "o-", label="trained agent")
+    if final is not None:
+        _final_point(top, final, "final/rating", "final/rating_low", "final/rating_high",
+                     "black", f"final evaluation ({final['games']} games each)")
     for name, value in anchors.items():
         top.axhline(value, color="grey", linestyle="--", linewidth=0.8)
         top.annotate(f"{name} ({value:.0f})", (0, value), xycoords=("axes fraction", "data"),
@@ -58,16 +64,23 @@ def write_learning_curve(history: list[dict], anchors: dict[str, float], path: s
                                               lambda i: np.interp(i, iterations, minutes))
                             ).set_xlabel("iteration")
     else:
-        top.set_xlim(0, 2 * minutes[0])
+        top.set_xlim(0, 1.2 * max([*minutes, final["time/minutes"] if final else 0.0]) + 1e-3)
+    colours = {}
     for name in anchor_names(points):
         key = f"eval/{name}"
         rows = [e for e in points if key + WIN_RATE in e]
         x = [e["time/minutes"] for e in rows]
         line, = bottom.plot(x, [e[key + WIN_RATE] for e in rows], "o-", label=f"vs {name}")
+        colours[name] = line.get_color()
         if all(key + "/win_low" in e for e in rows):
             bottom.fill_between(x, [e[key + "/win_low"] for e in rows],
                                 [e[key + "/win_high"] for e in rows], alpha=0.2,
                                 color=line.get_color())
+    for name in anchor_names([final] if final else [], prefix="final/"):
+        key = f"final/{name}"
+        _final_point(bottom, final, key + WIN_RATE, key + "/win_low", key + "/win_high",
+                     colours.get(name), f"vs {name}, final" if name in colours
+                     else f"vs {name} (final only)")
     bottom.set_ylim(0, 1)
     bottom.set_ylabel("win rate (95% interval)")
     bottom.set_xlabel("training minutes")
@@ -80,3 +93,13 @@ def write_learning_curve(history: list[dict], anchors: dict[str, float], path: s
     figure.savefig(path, dpi=100)
     plt.close(figure)
     return path
+
+
+def _final_point(axes, final: dict, value: str, low: str, high: str, colour, label: str) -> None:
+    """The final evaluation's ``value`` as a star with its interval as an error bar."""
+    if value not in final:
+        return
+    y = final[value]
+    error = ([[y - final.get(low, y)], [final.get(high, y) - y]])
+    axes.errorbar([final["time/minutes"]], [y], yerr=error, fmt="*", markersize=12,
+                  capsize=4, color=colour, label=label)

@@ -337,9 +337,7 @@ class Trainer:
             stats["time/minutes"] = c["seconds"] / 60
             self.history.append({"iteration": number, **_scalars(stats)})
             if evaluated:
-                with best_effort(f"learning curve {self.curve}"):
-                    write_learning_curve(self.history, self.anchors, self.curve,
-                                         f"{a.game.name} {a.game.num_players}p, {a.name}")
+                self._draw_curve()
             self.logger.log(stats, step=number)
             last = limit_reached(algo, c) or self.stop.requested
             if last or (algo.console_every and number % algo.console_every == 0):
@@ -368,6 +366,8 @@ class Trainer:
                                  final, {**algo.eval.anchor_ratings, **self.anchors}), "final")}
             self.logger.log(final_metrics, step=c["iteration"])
             self.logger.summary(final_metrics)
+            self._draw_curve({**final_metrics, "games": games,
+                              "time/minutes": c["seconds"] / 60})
             self.final_file.write_text(json.dumps(
                 {"iteration": c["iteration"], "minutes": c["seconds"] / 60, "games": games,
                  "seed": algo.eval.seed + 1, "opponents": list(algo.eval.final_opponents),
@@ -375,6 +375,13 @@ class Trainer:
         self.logger.log_checkpoint(self.checkpoint, f"{a.game.name}-{a.name}",
                                    {"iteration": c["iteration"]})
         return TrainResult(self.checkpoint, dict(c), final, self.history)
+
+    def _draw_curve(self, final: dict | None = None) -> None:
+        """Redraw learning_curve.png (a failure to draw only warns: the run goes on)."""
+        a = self.algorithm
+        with best_effort(f"learning curve {self.curve}"):
+            write_learning_curve(self.history, self.anchors, self.curve,
+                                 f"{a.game.name} {a.game.num_players}p, {a.name}", final)
 
     def _evaluate(self, number: int) -> dict:
         a, config = self.algorithm, self.algo.eval

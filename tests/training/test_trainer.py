@@ -305,6 +305,28 @@ def test_periodic_evaluations_draw_a_learning_curve_that_a_resume_continues(tmp_
     assert load_checkpoint(more.checkpoint)["anchors"] == anchors
 
 
+def test_the_final_evaluation_ends_the_learning_curve(tmp_path, monkeypatch):
+    """A run's final evaluation is drawn as the curve's last point, also in a run without
+    periodic evaluations; the drawing gets its figures and the games per opponent."""
+    import training.curve as curve
+    import training.trainer as trainer
+
+    drawn = []
+
+    def spy(history, anchors, path, title, final=None):
+        drawn.append(final)
+        return curve.write_learning_curve(history, anchors, path, title, final)
+
+    monkeypatch.setattr(trainer, "write_learning_curve", spy)
+    result, _ = train(tmp_path, "run", [*PPO, "algo.iterations=1", "algo.eval.final_games=2",
+                                        "algo.eval.final_opponents=[random]"])
+    assert not any("eval/rating" in h for h in result.history)
+    [final] = drawn
+    assert final["games"] == 2 and final["time/minutes"] > 0
+    assert 0 <= final["final/random/win_rate"] <= 1 and "final/rating" in final
+    assert (tmp_path / "run" / "learning_curve.png").is_file()
+
+
 def test_a_broken_learning_curve_only_warns(tmp_path, monkeypatch):
     import training.trainer as trainer
 
