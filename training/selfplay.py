@@ -37,6 +37,7 @@ from typing import Annotated
 
 import numpy as np
 
+from agents import make_agent
 from envs.core import sample_chance
 from models.evaluator import NetworkEvaluator
 from search.puct import SearchConfig, search
@@ -189,16 +190,8 @@ class SelfPlay:
         self.outcomes = outcomes
         self.evaluator = NetworkEvaluator(net, encoder, game.num_players)
         self.teacher_share = config.teacher_share
-        self.teacher = None
-        if config.teacher_share:
-            from agents import make_agent
-
-            self.teacher = make_agent(config.teacher, game)
-        self.opponent = None
-        if config.opponent_share:
-            from agents import make_agent
-
-            self.opponent = make_agent(config.opponent, game)
+        self.teacher = make_agent(config.teacher, game) if config.teacher_share else None
+        self.opponent = make_agent(config.opponent, game) if config.opponent_share else None
         self.past_net = past_net  # a second network of the same shape for past snapshots
         self.past_evaluator = None
 
