@@ -38,7 +38,8 @@ METADATA_KEY = "boardgame_rl"
 TORCHSCRIPT_METADATA = "metadata.json"
 """Name of the metadata JSON among a TorchScript file's extra files."""
 
-ENCODER_VERSIONS = {"blockade": 1, "barricade": 1, "nobles": 1, "goal_steps": 1, "race_steps": 1}
+ENCODER_VERSIONS = {"blockade": 1, "barricade": 1, "nobles": 1, "goal_steps": 1, "race_steps": 1,
+                    "capture_odds": 1}
 """Version of each game's observation encoder and of each derived feature (models/features.py).
 Bump one when what it writes changes: files exported before the bump fail on load, saying so,
 instead of playing on inputs their network never saw. A change nobody bumped is caught by the

@@ -124,9 +124,9 @@ def game_seed(run_seed: int, index: int) -> int:
     return int(np.random.SeedSequence([run_seed, 2, index]).generate_state(1)[0])
 
 
-def past_self_score(record: SelfPlayGame) -> float:
-    """The current network's score in a game against its past self: 1 won, 1/2 neither, 0 lost
-    (the pool's scores are the past self's: 1 minus this)."""
+def network_score(record: SelfPlayGame) -> float:
+    """The current network's score in a game against its past self or the opponent agent: 1
+    won, 1/2 neither, 0 lost (the pool's scores are the past self's: 1 minus this)."""
     return 0.5 + 0.5 * float(np.sign(record.outcome[record.network_seat]))
 
 
@@ -135,7 +135,8 @@ def selfplay_metrics(records: list[SelfPlayGame], seconds: float) -> dict:
     decided = [r for r in records if not r.cut and not r.truncated]
     vs_random = [r for r in records if r.random_seat is not None]
     won = [r for r in vs_random if np.delete(r.outcome, r.random_seat).max() > 0]
-    vs_past = [r for r in records if r.network_seat is not None]
+    vs_past = [r for r in records if r.others == "past"]
+    vs_opponent = [r for r in records if r.others == "opponent"]
     return {
         "selfplay/vs_random_games": len(vs_random),
         "selfplay/vs_random_win_rate": len(won) / max(len(vs_random), 1),
@@ -145,8 +146,11 @@ def selfplay_metrics(records: list[SelfPlayGame], seconds: float) -> dict:
         "selfplay/policy_target_share": (sum(r.policy_targets for r in records)
                                          / max(sum(len(r.samples) for r in records), 1)),
         "selfplay/past_self_games": len(vs_past),
-        "selfplay/vs_past_score": (float(np.mean([past_self_score(r) for r in vs_past]))
+        "selfplay/vs_past_score": (float(np.mean([network_score(r) for r in vs_past]))
                                    if vs_past else 0.5),
+        "selfplay/opponent_games": len(vs_opponent),
+        "selfplay/vs_opponent_score": (float(np.mean([network_score(r) for r in vs_opponent]))
+                                       if vs_opponent else 0.5),
         "selfplay/moves_per_s": moves.sum() / seconds,
         "selfplay/samples_per_s": sum(len(r.samples) for r in records) / seconds,
         "selfplay/game_length": float(moves.mean()),
@@ -266,8 +270,8 @@ class AlphaZero(NetworkAlgorithm):
         waited, played = collected - start, collected - sent_at
         c["games"] += len(records)
         for r in records:
-            if games.past_key is not None and r.network_seat is not None:
-                self.pool.record(games.past_key, 1.0 - past_self_score(r))
+            if games.past_key is not None and r.others == "past":
+                self.pool.record(games.past_key, 1.0 - network_score(r))
         if self.pipeline:
             self.planned = self._plan(number + 1, run_progress(algo, {**c, "iteration": number}))
             self._send()

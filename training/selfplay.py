@@ -21,7 +21,9 @@ What each decision of the current network records (policy target, value target):
 - Seats not recorded: the random seat (``random_opponent_fraction``) and, in the share
   ``past_self_share`` of games, every seat but one, played by a past snapshot of the network
   through a second evaluator (a pool of past selves: the network keeps beating its older
-  versions instead of only its current self).
+  versions instead of only its current self); or, in the share ``opponent_share``, every seat
+  but one played by the agent ``opponent`` (the heuristic: the network learns to beat the
+  players it is measured against, as PPO's baseline opponents do).
 
 Which decisions are full searches or teacher-labelled, the teacher's tie-breaking and who sits
 where all come from generators of the game's own seed.
@@ -35,6 +37,7 @@ from typing import Annotated
 
 import numpy as np
 
+from agents import make_agent
 from envs.core import sample_chance
 from models.evaluator import NetworkEvaluator
 from search.puct import SearchConfig, search
@@ -58,12 +61,18 @@ class SelfPlayConfig:
     full_search_share: float = 1.0
     fast_simulations: Annotated[int, ">= 1"] = 4
     past_self_share: float = 0.0
+    opponent: str = "heuristic"
+    opponent_share: float = 0.0
 
     def __post_init__(self):
         for key in ("teacher_share", "random_opponent_fraction", "full_search_share",
-                    "past_self_share"):
+                    "past_self_share", "opponent_share"):
             if not 0.0 <= getattr(self, key) <= 1.0:
                 raise ValueError(f"selfplay.{key} must be in [0, 1], got {getattr(self, key)}")
+        if self.past_self_share + self.opponent_share > 1.0:
+            raise ValueError("selfplay.past_self_share + selfplay.opponent_share must be <= 1 "
+                             "(shares of the same games), got "
+                             f"{self.past_self_share} + {self.opponent_share}")
         if self.teacher_fade is not None and not 0.0 < self.teacher_fade <= 1.0:
             raise ValueError("selfplay.teacher_fade must be in (0, 1] or null, got "
                              f"{self.teacher_fade}")
@@ -108,11 +117,13 @@ class SelfPlayGame:
     simulations: int = 0
     teacher_labels: int = 0  # recorded decisions whose policy target is the teacher's choice
     policy_targets: int = 0  # recorded decisions with a policy target (full searches)
-    network_seat: int | None = None  # with a past self: the one seat of the current network
+    network_seat: int | None = None  # with a past self or the opponent: the network's one seat
+    others: str | None = None  # who played the other seats then: "past" or "opponent"
 
 
 class _Game:
     def __init__(self, game, seed: int, config: SelfPlayConfig, past_self: bool):
+        """``past_self``: this round has a past snapshot for ``config.past_self_share``."""
         self.seed = seed
         self.rng = np.random.default_rng(seed)
         self.state = game.new_initial_state()
@@ -131,18 +142,25 @@ class _Game:
         self.random_seat = None
         if config.random_opponent_fraction and self.rng.random() < config.random_opponent_fraction:
             self.random_seat = int(self.rng.integers(game.num_players))
-        # Or every seat but one played by the past snapshot (not recorded).
+        # Or every seat but one played by the past snapshot or by the opponent agent (not
+        # recorded): one draw, the past self's share at its bottom, the opponent's at its top.
         self.network_seat = None
-        if (past_self and self.random_seat is None
-                and self.rng.random() < config.past_self_share):
-            self.network_seat = int(self.rng.integers(game.num_players))
+        self.others = None
+        if self.random_seat is None and (past_self or config.opponent_share):
+            u = self.rng.random()
+            if past_self and u < config.past_self_share:
+                self.others = "past"
+            elif u >= 1.0 - config.opponent_share:
+                self.others = "opponent"
+            if self.others is not None:
+                self.network_seat = int(self.rng.integers(game.num_players))
 
     def seat(self, player: int) -> str:
-        """Who plays ``player``'s seat: "random", "past" or "network" (recorded)."""
+        """Who plays ``player``'s seat: "random", "past", "opponent" or "network" (recorded)."""
         if player == self.random_seat:
             return "random"
         if self.network_seat is not None and player != self.network_seat:
-            return "past"
+            return self.others
         return "network"
 
     def apply(self, action: int) -> None:
@@ -172,11 +190,8 @@ class SelfPlay:
         self.outcomes = outcomes
         self.evaluator = NetworkEvaluator(net, encoder, game.num_players)
         self.teacher_share = config.teacher_share
-        self.teacher = None
-        if config.teacher_share:
-            from agents import make_agent
-
-            self.teacher = make_agent(config.teacher, game)
+        self.teacher = make_agent(config.teacher, game) if config.teacher_share else None
+        self.opponent = make_agent(config.opponent, game) if config.opponent_share else None
         self.past_net = past_net  # a second network of the same shape for past snapshots
         self.past_evaluator = None
 
@@ -242,6 +257,11 @@ class SelfPlay:
                 legal = np.flatnonzero(masks[i])
                 g.apply(int(legal[g.rng.integers(len(legal))]))
                 continue
+            if seats[i] == "opponent":
+                self.opponent.reset(self.game, g.state.current_player(),
+                                    int(g.rng.integers(2**31)))
+                g.apply(self.opponent.act(g.state.clone()))
+                continue
             r = results.get(i)
             action = self._choose(g, r) if r is not None else int(np.flatnonzero(masks[i])[0])
             if seats[i] == "network":
@@ -288,7 +308,7 @@ class SelfPlay:
     def _finish(self, g: _Game, cut: bool) -> SelfPlayGame:
         outcome = self.outcomes(g.state)
         maps = self.evaluator.maps
-        if not g.players:  # only the random seat or the past self moved
+        if not g.players:  # only the random seat, the past self or the opponent moved
             n, a = self.game.num_players, self.game.num_actions
             samples = Samples(np.zeros((0, *self.encoder.shape), np.float32),
                               np.zeros((0, a), bool), np.zeros((0, a), np.float32),
@@ -308,5 +328,5 @@ class SelfPlay:
                           actions=g.actions, simulations=g.simulations,
                           teacher_labels=g.teacher_labels,
                           policy_targets=int(sum(p.any() for p in g.policies)),
-                          network_seat=g.network_seat)
+                          network_seat=g.network_seat, others=g.others)
 

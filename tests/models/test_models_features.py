@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from blockade_positions import with_walls
 
+from agents.heuristic import heuristic_for
 from envs import blockade, nobles
 from envs.blockade.distances import (
     walk_distances,
@@ -12,6 +13,8 @@ from envs.blockade.distances import (
 )
 from envs.blockade.engine import OPPOSITE_CORNER as OPPOSITE
 from envs.blockade.features import DistancePlanes
+from envs.nobles.engine import progress_of, tile_of
+from envs.nobles.features import CaptureOdds
 from models.features import make_encoder
 
 
@@ -154,3 +157,91 @@ def test_a_batch_encodes_each_position_as_alone(players, features):
     batch = encoder.encode_many([p.clone() for p in positions], seats)
     for position, seat, planes in zip(positions, seats, batch, strict=True):
         np.testing.assert_array_equal(planes, encoder.encode(position.clone(), seat))
+
+
+# -- Nobles: capture odds ------------------------------------------------------------------------
+
+def nobles_state(n, nobles, guards, to_move=0):
+    return nobles_game(n).state_from_dict({
+        "nobles": nobles, "guards": guards, "scores": [0] * n, "to_move": to_move,
+        "roll": None, "turn": 0})
+
+
+def nobles_game(n):
+    return nobles.Game(num_players=n)
+
+
+def test_capture_odds_of_a_scenario_add_each_movers_roll_chance():
+    """Seat 2 (player 1 of 2) has a Guard on tile 10 and its Noble in the Yard. A lone piece of
+    player 0 on tile 17 is 7 steps from the Guard (6/36); on tile 12, 2 steps (1/36); Castle 22
+    and entering tile 14 are safe; tile 33 is 7 steps from the Yard (the first step lands on
+    entering tile 27), so the Noble leaving the Yard hits it with 6/36."""
+    game = nobles_game(2)
+    state = nobles_state(2, nobles=[57, 0], guards=[[58] * 4, [36, 58, 58, 58]])
+    assert tile_of(2, 36) == 10 and tile_of(2, 7) == 33
+    encoder = make_encoder(game, ["capture_odds"])
+    assert isinstance(encoder, CaptureOdds)
+    danger = encoder.danger(state)
+    assert danger[0, 17 - 1] == pytest.approx(6 / 36)
+    assert danger[0, 12 - 1] == pytest.approx(1 / 36)
+    assert danger[0, 22 - 1] == 0.0 and danger[0, 14 - 1] == 0.0  # Castle, entering tile
+    assert danger[0, 33 - 1] == pytest.approx(6 / 36)  # the Yard Noble: progress 7, 7 steps
+    assert danger[0, 10 - 1] == 0.0  # the Guard's own tile: no mover lands there
+    assert danger[1].max() == 0.0  # player 0 has every piece Home: no attacker
+
+
+def test_capture_odds_of_three_attackers_combine_as_independent_rolls():
+    """Each opponent rolls once: player 0's Guard on tile 33, with the others' Guards 7 (seat 1,
+    tile 26), 6 (seat 2, its entering tile 27) and 8 steps (seat 3, tile 25) before it, is hit
+    with 1 - (30/36)(31/36)(31/36); its own pieces never count against it. A Guard of seat 1
+    on tile 12 could not reach tile 18: seat 1's lap ends on tile 13, where it turns Home."""
+    game = nobles_game(4)
+    guards = [[33, 30, 58, 58]]  # its second Guard, 3 steps behind, is no threat to it
+    for seat, tile in zip((1, 2, 3), (26, 27, 25), strict=True):
+        guards.append([progress_of(seat, tile), 58, 58, 58])
+    guards[1][1] = progress_of(1, 12)
+    state = nobles_state(4, nobles=[57] * 4, guards=guards)
+    danger = make_encoder(game, ["capture_odds"]).danger(state)
+    assert danger[0, 33 - 1] == pytest.approx(1 - (30 / 36) * (31 / 36) * (31 / 36))
+    assert danger[0, 18 - 1] == 0.0
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_capture_odds_equal_the_heuristics_risk_and_sit_in_the_observers_frame(players):
+    """On positions of random games (Nobles out of the Yard, where the heuristic leaves them
+    out), every lone piece's risk by the heuristic's own arithmetic equals its tile's capture
+    odds; the encoding shows seat ``(me + j) % n``'s odds in slot ``j`` at the observer's
+    progress of each tile."""
+    game = nobles_game(players)
+    heuristic = heuristic_for(game)
+    encoder = make_encoder(game, ["capture_odds"])
+    base = nobles.Encoder(game)
+    rng = np.random.default_rng(players)
+    checked = 0
+    for _ in range(6):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                values, odds = zip(*state.chance_outcomes(), strict=True)
+                state.apply_action(int(rng.choice(values, p=odds)))
+                continue
+            if all(0 < p for p in state.nobles):
+                danger = encoder.danger(state)
+                for q in range(players):
+                    for p in {state.nobles[q], *state.guards[q]}:
+                        if 1 <= p <= 52 and state.guards[q].count(p) < 2:
+                            tile = game.tiles[q][p]
+                            risk = heuristic._risk(state, q, p, groups_only=False)
+                            assert danger[q, tile - 1] == pytest.approx(risk), (q, p)
+                            checked += 1
+                me = state.current_player()
+                features = encoder.encode(state, me)[base.shape[0]:].reshape(players, 52)
+                for j in range(players):
+                    seat = (me + j) % players
+                    expected = [danger[seat, game.tiles[me][t] - 1] for t in range(1, 53)]
+                    np.testing.assert_allclose(features[j], expected, rtol=1e-6, atol=1e-7)
+            actions = state.legal_actions()
+            state.apply_action(int(rng.choice(actions)))
+    assert checked > 100
+    assert encoder.shape == (base.shape[0] + players * 52,)
+    np.testing.assert_array_equal(encoder.view_to_board_actions(1), base.view_to_board_actions(1))

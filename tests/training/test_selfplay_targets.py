@@ -1,12 +1,14 @@
 """What self-play records as targets: the fading teacher, playout-cap randomisation, value
-targets mixed with the search's value, and games against a past self. Each is deterministic per
-seed whatever the concurrency."""
+targets mixed with the search's value, and games against a past self or the opponent agent. Each
+is deterministic per seed whatever the concurrency."""
 
 import numpy as np
 import pytest
 import torch
 from tiny_games import RaceEncoder, RaceGame
 
+from agents.heuristic import heuristic_for
+from envs import nobles
 from models.nets import ModelConfig, build_network
 from search.puct import SearchConfig
 from training.learner import Learner, LearnerConfig
@@ -37,6 +39,7 @@ def worker(concurrent=4, players=2, rewards=NO_ADJUDICATION, past=False,
 def same_records(a, b):
     for x, y in zip(a, b, strict=True):
         assert x.actions == y.actions and x.network_seat == y.network_seat
+        assert x.others == y.others
         np.testing.assert_array_equal(x.samples.policy, y.samples.policy)
         np.testing.assert_array_equal(x.samples.value, y.samples.value)
 
@@ -133,3 +136,40 @@ def test_past_self_plays_the_other_seats_and_only_the_network_seat_is_recorded()
     plain = worker()
     with pytest.raises(ValueError, match="past_net"):
         plain.start_round(Round(plain.net.state_dict(), past_weights=plain.net.state_dict()))
+
+
+def test_opponent_games_seat_the_heuristic_everywhere_but_the_network_seat():
+    """With ``opponent_share: 1`` every game of 3-player Nobles has one network seat (recorded)
+    and two seats the heuristic plays: each of their moves is one the heuristic scores best.
+    The games are the same whatever the concurrency, and the share is validated."""
+    game = nobles.Game(num_players=3, max_turns=45)
+    encoder = nobles.Encoder(game)
+
+    def played(concurrent):
+        torch.manual_seed(0)
+        net = build_network(encoder.shape, game.num_actions, 3, ModelConfig(hidden=16))
+        w = SelfPlay(game, encoder, net, SearchConfig(simulations=6, root="puct"),
+                     SelfPlayConfig(concurrent_games=concurrent, opponent="heuristic",
+                                    opponent_share=1.0), Outcomes(game, RewardConfig()))
+        return w.play(SEEDS[:2])
+
+    records = played(2)
+    same_records(records, played(1))
+    heuristic = heuristic_for(game)
+    for r in records:
+        assert r.others == "opponent" and r.network_seat is not None
+        state, network_moves, heuristic_moves = game.new_initial_state(), 0, 0
+        for action in r.actions:
+            if not state.is_chance_node():
+                player, legal = state.current_player(), state.legal_actions()
+                if player == r.network_seat:
+                    network_moves += 1
+                elif len(legal) > 1:
+                    scores = dict((a, score) for score, a in heuristic._scores(state, legal))
+                    assert scores[action] == max(scores.values())
+                    heuristic_moves += 1
+            state.apply_action(action)
+        assert len(r.samples) == network_moves and heuristic_moves > 10
+    with pytest.raises(ValueError, match="past_self_share \\+ selfplay.opponent_share"):
+        SelfPlayConfig(past_self_share=0.5, opponent_share=0.6)
+    assert all(r.others is None for r in worker(players=3).play(SEEDS))

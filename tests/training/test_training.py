@@ -301,6 +301,7 @@ def train_tiny(tmp_path, name, overrides):
 
 
 SMALL_BUDGET = ["algo.selfplay.past_self_share=0.5", "algo.pool.snapshot_every=1",
+                "algo.selfplay.opponent_share=0.4",
                 "algo.selfplay.full_search_share=0.5", "algo.rewards.search_value_weight=0.3",
                 "algo.selfplay.teacher_games=all", "algo.selfplay.teacher_share=0.5",
                 "algo.selfplay.teacher_fade=0.5"]
@@ -313,7 +314,8 @@ PIPELINED = ["runner=processes", "runner.workers=2", "algo.pipeline=true", *SMAL
                          ids=["plain", "small-budget", "pipelined"])
 def test_resumed_run_matches_an_uninterrupted_one(tmp_path, techniques):
     """The small-budget techniques keep a run exact: the pool of past selves is in the
-    checkpoint, the teacher's fade is a function of the progress. So does pipelined self-play:
+    checkpoint, the teacher's fade is a function of the progress, the opponent's seats draw
+    from each game's own generator. So does pipelined self-play:
     the checkpoint holds the games in flight (weights, past self, seeds), sent again on
     resume."""
     straight = train_tiny(tmp_path, "straight", [*techniques, "algo.iterations=2"])
