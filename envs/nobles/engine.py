@@ -62,7 +62,7 @@ def progress_of(seat: int, tile: int) -> int:
     return (tile - 1 - 13 * seat) % TRACK_TILES + 1
 
 
-def _shared_tile(tile: int) -> bool:
+def shared_tile(tile: int) -> bool:
     """Castles and entering tiles: no captures there, pieces of several players may share them."""
     return tile in CASTLES or tile in ENTERING_TILES
 
@@ -192,7 +192,7 @@ class Game:
         for player in range(n):
             for p in (nobles[player], *guards[player]):
                 tile = self.tiles[player][p]
-                if tile == 0 or _shared_tile(tile):
+                if tile == 0 or shared_tile(tile):
                     continue
                 if owner.setdefault(tile, player) != player:
                     raise ValueError(
@@ -410,7 +410,7 @@ class State:
         """Send every opponent piece on the mover's final tile back to its Yard."""
         tiles = self.game.tiles
         tile = tiles[player][dest]
-        if tile == 0 or _shared_tile(tile):
+        if tile == 0 or shared_tile(tile):
             return (), ()
         captured_guards = []
         captured_nobles = []

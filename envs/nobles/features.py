@@ -23,12 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.nobles.engine import (
-    CASTLES,
-    ENTERING_TILES,
-    ROLL_PROBABILITIES,
-    TRACK_TILES,
-)
+from envs.nobles.engine import ROLL_PROBABILITIES, TRACK_TILES, shared_tile
 
 ROLL_ODDS = np.array([dict(ROLL_PROBABILITIES).get(d, 0.0) for d in range(TRACK_TILES + 1)])
 """Chance of moving exactly ``d`` steps with one roll, ``d`` = 0..52."""
@@ -50,8 +45,7 @@ class CaptureOdds:
                 for target in range(max(p, 1), TRACK_TILES + 1):
                     tile = game.tiles[q][target]
                     self._landing[q, p, tile - 1] = ROLL_ODDS[target - p]
-        safe = np.array([tile in CASTLES or tile in ENTERING_TILES
-                         for tile in range(1, TRACK_TILES + 1)])
+        safe = np.array([shared_tile(tile) for tile in range(1, TRACK_TILES + 1)])
         self._landing[:, :, safe] = 0.0
         # _view[observer]: [slot, frame tile] -> flat index into the [player, absolute tile]
         # danger table, so one gather rotates seats and track into the observer's frame.
@@ -61,19 +55,18 @@ class CaptureOdds:
             (players[me][:, None] * TRACK_TILES
              + np.array(game.tiles[me][1:TRACK_TILES + 1]) - 1).ravel()
             for me in range(n)])
-        self._starts = np.zeros((n, TRACK_TILES + 1))
 
     def danger(self, state) -> np.ndarray:
         """``[num_players, 52]``: each player's capture chance on each absolute tile."""
-        starts = self._starts
-        starts[:] = 0.0
+        starts = np.zeros(self._landing.shape[:2])
         for q, (noble, guards) in enumerate(zip(state.nobles, state.guards, strict=True)):
             for p in (noble, *guards):
                 if p <= TRACK_TILES:
                     starts[q, p] = 1.0
-        hit = np.einsum("qp,qpt->qt", starts, self._landing)
-        miss = np.log1p(-np.minimum(hit, 1.0 - 1e-9))
-        return -np.expm1(miss.sum(axis=0, keepdims=True) - miss)
+        # A player's odds add up to at most 24/36 (five movers), so every miss is above 0 and
+        # the others' product is the whole product over one's own.
+        miss = 1.0 - np.einsum("qp,qpt->qt", starts, self._landing)
+        return 1.0 - miss.prod(axis=0, keepdims=True) / miss
 
     def encode(self, state, player: int) -> np.ndarray:
         odds = self.danger(state).ravel()[self._view[player]].astype(np.float32)
