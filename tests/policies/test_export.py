@@ -145,16 +145,18 @@ def test_training_command_comes_from_the_run_folder(tmp_path):
 NOBLES = {"name": "nobles", "num_players": 2}
 
 
+def games_of(spec: str, seed: int) -> list:
+    """Each game's returns and actions, 4 games of ``spec`` against random on Nobles 2p."""
+    match = play_match(NOBLES, [spec, "random"], 4, seed=seed, record=True)
+    return [(g.returns, r.actions) for g, r in zip(match.games, match.records, strict=True)]
+
+
 def test_onnx_agent_plays_exactly_like_its_checkpoint():
     """Same seeds, same sampled moves (temperature 0.5 from the checkpoint's policy): the
     outputs agree to 1e-6, far too close to change a draw."""
     files = exported(NOBLES)
-    results = []
-    for spec in (f"checkpoint:{files['checkpoint']}", f"onnx:{files['network.onnx']}"):
-        match = play_match(NOBLES, [spec, "random"], 4, seed=3, record=True)
-        results.append([(g.returns, r.actions) for g, r in zip(match.games, match.records,
-                                                                strict=True)])
-    assert results[0] == results[1]
+    assert (games_of(f"checkpoint:{files['checkpoint']}", seed=3)
+            == games_of(f"onnx:{files['network.onnx']}", seed=3))
 
 
 def test_onnx_agent_options_and_search():
@@ -178,12 +180,8 @@ def test_checkpoint_agent_searches_with_options_like_its_onnx_file():
     agent = make_agent(f"checkpoint:{files['checkpoint']}:sims=8,temperature=0", game)
     assert (agent.policy.simulations, agent.policy.temperature) == (8, 0.0)
     assert agent.policy.search_config.root == "gumbel"  # the checkpoint's search settings
-    results = []
-    for spec in (f"checkpoint:{files['checkpoint']}:sims=8", f"onnx:{files['network.onnx']}:sims=8"):
-        match = play_match(NOBLES, [spec, "random"], 4, seed=5, record=True)
-        results.append([(g.returns, r.actions) for g, r in zip(match.games, match.records,
-                                                                strict=True)])
-    assert results[0] == results[1]
+    assert (games_of(f"checkpoint:{files['checkpoint']}:sims=8", seed=5)
+            == games_of(f"onnx:{files['network.onnx']}:sims=8", seed=5))
     with pytest.raises(ValueError, match="unknown checkpoint agent option.*valid: sims"):
         make_agent(f"checkpoint:{files['checkpoint']}:depth=3", game)
     with pytest.raises(ValueError, match="checkpoint agent sims and temperature must be >= 0"):
