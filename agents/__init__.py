@@ -17,21 +17,17 @@ AGENT_NAMES = ("random", "heuristic", "mcts", "checkpoint:PATH", "onnx:PATH", "z
 
 
 def parse_spec(spec: str) -> tuple[str, dict]:
-    """``"mcts:simulations=1000,rollout=random"`` -> ``("mcts", {...})``; a checkpoint's text
-    after the colon is its path, kept whole as option ``path``; an onnx file's path may be
-    followed by ``:options`` (``onnx:PATH:sims=200``), and so may a zoo agent's name
-    (``zoo:nobles_2p:sims=200``, the name kept as option ``name``)."""
+    """``"mcts:simulations=1000,rollout=random"`` -> ``("mcts", {...})``; a checkpoint's or
+    onnx file's path (option ``path``) may be followed by ``:options``
+    (``checkpoint:PATH:sims=200``), and so may a zoo agent's name (``zoo:nobles_2p:sims=200``,
+    the name kept as option ``name``)."""
     name, _, rest = spec.partition(":")
-    if name == "checkpoint":
-        if not rest:
-            raise ValueError("checkpoint agent needs a path: checkpoint:PATH")
-        return name, {"path": rest}
-    if name == "onnx":
+    if name in ("checkpoint", "onnx"):
         path, sep, tail = rest.rpartition(":")
         if not (sep and "=" in tail):
             path, tail = rest, ""
         if not path:
-            raise ValueError("onnx agent needs a path: onnx:PATH or onnx:PATH:sims=200")
+            raise ValueError(f"{name} agent needs a path: {name}:PATH or {name}:PATH:sims=200")
         return name, {**_parse_options(spec, tail), "path": path}
     if name == "zoo":
         zoo_name, _, tail = rest.partition(":")
@@ -60,10 +56,7 @@ def make_agent(spec: str, game, **options) -> Agent:
     name, inline = parse_spec(spec)
     options = {**options, **inline}
     if name == "checkpoint":
-        path = options.pop("path")
-        if options:
-            raise ValueError(f"checkpoint agents take no options, got {', '.join(options)}")
-        return CheckpointAgent(path, game)
+        return CheckpointAgent(options.pop("path"), game, **options)
     if name == "onnx":
         from policies.onnx_policy import OnnxAgent  # onnxruntime loads only when asked for
 

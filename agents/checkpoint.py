@@ -3,7 +3,8 @@ training run's policy, a loaded checkpoint); :class:`CheckpointAgent` is the
 ``checkpoint:PATH`` spec, a thin adapter over :func:`agents.policy.load_policy`.
 
 The checkpoint says how the policy acts (the network's policy, greedy or sampled at a
-temperature, or network-guided search, as the checkpoint's own config says). Everything is
+temperature, or network-guided search, as the checkpoint's own config says); inline options
+(``checkpoint:PATH:sims=200``) override it. Everything is
 checked when the agent is built, before any game: that the file exists, and — by
 ``load_policy(path, game=game)`` — that it is an intact checkpoint trained on the evaluated game
 (same name and config fields). Each failure is one ``ValueError`` / ``FileNotFoundError`` line,
@@ -15,6 +16,8 @@ from __future__ import annotations
 import copy
 from collections.abc import Sequence
 from pathlib import Path
+
+from policies.acting import acting_options
 
 
 class PolicyAgent:
@@ -45,12 +48,19 @@ class PolicyAgent:
 
 
 class CheckpointAgent(PolicyAgent):
+    """``checkpoint:PATH`` as an agent: it plays as the checkpoint's config says, unless options
+    say otherwise (``checkpoint:PATH:sims=200``): ``sims``, ``temperature`` and any search
+    setting, as for ``onnx:PATH`` (:func:`policies.acting.acting_options`)."""
+
     name = "checkpoint"
 
-    def __init__(self, path: str, game):
+    def __init__(self, path: str, game, **options):
         if not Path(path).is_file():
             raise FileNotFoundError(f"checkpoint not found: {path}")
         from agents.policy import load_policy  # torch is loaded only for checkpoint agents
 
-        super().__init__(load_policy(path, game=game), name="checkpoint")
+        policy = load_policy(path, game=game)
+        policy.simulations, policy.temperature, policy.search_config = acting_options(
+            "checkpoint", policy.settings(), options)
+        super().__init__(policy, name="checkpoint")
         self.path = path

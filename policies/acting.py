@@ -61,6 +61,28 @@ def choose_actions(states, evaluate: Evaluator, rngs, simulations: int = 0,
     return actions
 
 
+def acting_options(kind: str, settings: dict, options: dict) -> tuple[int, float, SearchConfig]:
+    """How a ``kind`` agent (``onnx``, ``checkpoint``) plays: its policy's ``settings`` (a
+    checkpoint's ``policy`` entry: ``simulations``, ``temperature``, ``search``) overridden by
+    ``options``: ``sims`` (or ``simulations``; 0 = from the network's policy, more = a
+    noise-free search of that many simulations), ``temperature`` and any :class:`SearchConfig`
+    field. Unknown options and negative values are one ``ValueError``."""
+    options = dict(options)
+    if "sims" in options:
+        options["simulations"] = options.pop("sims")
+    valid = {"simulations", "temperature", *settings["search"]}
+    unknown = sorted(set(options) - valid)
+    if unknown:
+        raise ValueError(f"unknown {kind} agent option(s) {', '.join(unknown)}; valid: sims, "
+                         f"{', '.join(sorted(valid))}")
+    simulations = int(options.pop("simulations", settings["simulations"]))
+    temperature = float(options.pop("temperature", settings["temperature"]))
+    if simulations < 0 or temperature < 0:
+        raise ValueError(f"{kind} agent sims and temperature must be >= 0, got {simulations} "
+                         f"and {temperature}")
+    return simulations, temperature, SearchConfig(**{**settings["search"], **options})
+
+
 class NetworkActing:
     """``act``, ``fork`` and ``act_batch`` of a player that picks its moves by
     :func:`choose_action`: from ``self.evaluate`` with ``self.simulations``,

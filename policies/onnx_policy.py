@@ -23,7 +23,7 @@ import envs
 from envs.core import BoardGameEnv, wrap
 from models.features import make_encoder
 from models.views import ViewMaps, encode_batch
-from policies.acting import NetworkActing, pick_from_logits
+from policies.acting import NetworkActing, acting_options, pick_from_logits
 from policies.metadata import (
     METADATA_KEY,
     SELF_CHECK_TOLERANCE,
@@ -31,7 +31,6 @@ from policies.metadata import (
     check_metadata,
     env_config_mismatch,
 )
-from search.puct import SearchConfig
 
 
 def _reason(error: Exception) -> str:
@@ -160,29 +159,15 @@ class OnnxPolicy:
 
 class OnnxAgent(NetworkActing):
     """``onnx:PATH`` as an agent: it plays as its training run's evaluation did (the file's
-    ``policy`` metadata), unless options say otherwise: ``sims`` (or ``simulations``; 0 =
-    from the network's policy, more = a noise-free search of that many simulations),
-    ``temperature`` and any :class:`search.puct.SearchConfig` field (``c_puct``, ``root``,
-    ...)."""
+    ``policy`` metadata), unless options say otherwise: ``sims``, ``temperature`` and any
+    search setting (:func:`policies.acting.acting_options`)."""
 
     name = "onnx"
 
     def __init__(self, path: str | Path, game, **options):
         self.policy = OnnxPolicy(path, game)
-        defaults = self.policy.metadata["policy"]
-        if "sims" in options:
-            options["simulations"] = options.pop("sims")
-        valid = {"simulations", "temperature", *defaults["search"]}
-        unknown = sorted(set(options) - valid)
-        if unknown:
-            raise ValueError(f"unknown onnx agent option(s) {', '.join(unknown)}; valid: sims, "
-                             f"{', '.join(sorted(valid))}")
-        self.simulations = int(options.pop("simulations", defaults["simulations"]))
-        self.temperature = float(options.pop("temperature", defaults["temperature"]))
-        if self.simulations < 0 or self.temperature < 0:
-            raise ValueError(f"onnx agent sims and temperature must be >= 0, got "
-                             f"{self.simulations} and {self.temperature}")
-        self.search_config = SearchConfig(**{**defaults["search"], **options})
+        self.simulations, self.temperature, self.search_config = acting_options(
+            "onnx", self.policy.metadata["policy"], options)
         self.evaluate = self.policy.evaluate
         self.rng = np.random.default_rng(0)
 

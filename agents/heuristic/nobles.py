@@ -28,6 +28,7 @@ from envs.nobles.engine import (
     HOME,
     NOBLE_ACTION,
     progress_of,
+    shared_tile,
 )
 
 ROLL_ODDS = [0.0, 0.0] + [(6 - abs(v - 7)) / 36 for v in range(2, 13)]
@@ -52,7 +53,6 @@ class Heuristic(ScoredChoice):
                                           game.scoring["noble_captured"]))
         # tiles[q][p]: absolute tile of q's progress p (0 off the main track).
         self.tiles = game.tiles
-        self.safe_tiles = CASTLES | set(ENTERING_TILES)
 
     # ----- standing -----
     def _noble_worth(self, progress: int) -> float:
@@ -80,7 +80,7 @@ class Heuristic(ScoredChoice):
     def _risk(self, state, player: int, progress: int, groups_only: bool) -> float:
         """Chance that the piece of ``player`` at ``progress`` is captured before its turn."""
         tile = self.tiles[player][progress]
-        if tile == 0 or tile in self.safe_tiles:
+        if tile == 0 or shared_tile(tile):
             return 0.0
         survive = 1.0
         for q in range(self.n):

@@ -145,16 +145,18 @@ def test_training_command_comes_from_the_run_folder(tmp_path):
 NOBLES = {"name": "nobles", "num_players": 2}
 
 
+def games_of(spec: str, seed: int) -> list:
+    """Each game's returns and actions, 4 games of ``spec`` against random on Nobles 2p."""
+    match = play_match(NOBLES, [spec, "random"], 4, seed=seed, record=True)
+    return [(g.returns, r.actions) for g, r in zip(match.games, match.records, strict=True)]
+
+
 def test_onnx_agent_plays_exactly_like_its_checkpoint():
     """Same seeds, same sampled moves (temperature 0.5 from the checkpoint's policy): the
     outputs agree to 1e-6, far too close to change a draw."""
     files = exported(NOBLES)
-    results = []
-    for spec in (f"checkpoint:{files['checkpoint']}", f"onnx:{files['network.onnx']}"):
-        match = play_match(NOBLES, [spec, "random"], 4, seed=3, record=True)
-        results.append([(g.returns, r.actions) for g, r in zip(match.games, match.records,
-                                                                strict=True)])
-    assert results[0] == results[1]
+    assert (games_of(f"checkpoint:{files['checkpoint']}", seed=3)
+            == games_of(f"onnx:{files['network.onnx']}", seed=3))
 
 
 def test_onnx_agent_options_and_search():
@@ -170,12 +172,29 @@ def test_onnx_agent_options_and_search():
         make_agent(f"onnx:{files['network.onnx']}:depth=3", game)
 
 
-def test_onnx_spec_parsing():
-    assert parse_spec("onnx:runs/a.onnx") == ("onnx", {"path": "runs/a.onnx"})
-    assert parse_spec("onnx:runs/a.onnx:sims=200,temperature=0") == (
-        "onnx", {"path": "runs/a.onnx", "sims": 200, "temperature": 0})
-    with pytest.raises(ValueError, match="onnx agent needs a path"):
-        parse_spec("onnx:")
+def test_checkpoint_agent_searches_with_options_like_its_onnx_file():
+    """``checkpoint:PATH:sims=8`` overrides the checkpoint's own way of playing, as
+    ``onnx:PATH:sims=8`` does its file's: the same 8-simulation searches, the same games."""
+    files = exported(NOBLES)
+    game = envs.make_game(NOBLES)
+    agent = make_agent(f"checkpoint:{files['checkpoint']}:sims=8,temperature=0", game)
+    assert (agent.policy.simulations, agent.policy.temperature) == (8, 0.0)
+    assert agent.policy.search_config.root == "gumbel"  # the checkpoint's search settings
+    assert (games_of(f"checkpoint:{files['checkpoint']}:sims=8", seed=5)
+            == games_of(f"onnx:{files['network.onnx']}:sims=8", seed=5))
+    with pytest.raises(ValueError, match="unknown checkpoint agent option.*valid: sims"):
+        make_agent(f"checkpoint:{files['checkpoint']}:depth=3", game)
+    with pytest.raises(ValueError, match="checkpoint agent sims and temperature must be >= 0"):
+        make_agent(f"checkpoint:{files['checkpoint']}:sims=-1", game)
+
+
+@pytest.mark.parametrize("kind", ["onnx", "checkpoint"])
+def test_network_file_spec_parsing(kind):
+    assert parse_spec(f"{kind}:runs/a.x") == (kind, {"path": "runs/a.x"})
+    assert parse_spec(f"{kind}:runs/a.x:sims=200,temperature=0") == (
+        kind, {"path": "runs/a.x", "sims": 200, "temperature": 0})
+    with pytest.raises(ValueError, match=f"{kind} agent needs a path"):
+        parse_spec(f"{kind}:")
 
 
 @pytest.fixture
