@@ -19,6 +19,15 @@ def evaluated(history: list[dict]) -> list[dict]:
     return [entry for entry in history if "eval/rating" in entry]
 
 
+def minutes_to_iterations(history: list[dict]) -> tuple[np.ndarray, np.ndarray]:
+    """The (minutes, iterations) points the top axis interpolates between: every iteration of the
+    history and the run's start, so iterations before the first and after the last evaluation
+    are placed right too (the evaluated points alone would clamp there)."""
+    minutes = np.array([0.0, *[entry["time/minutes"] for entry in history]])
+    iterations = np.array([0.0, *[entry["iteration"] for entry in history]])
+    return minutes, iterations
+
+
 def anchor_names(points: list[dict], prefix: str = "eval/") -> list[str]:
     """The opponents evaluated against, in the order they first appear (``eval/<opp>/...``)."""
     names: dict[str, None] = {}
@@ -43,7 +52,6 @@ def write_learning_curve(history: list[dict], anchors: dict[str, float], path: s
     import matplotlib.pyplot as plt
 
     minutes = np.array([entry["time/minutes"] for entry in points])
-    iterations = np.array([entry["iteration"] for entry in points])
     figure, (top, bottom) = plt.subplots(2, 1, figsize=(8, 7), sharex=True)
     rating = [entry["eval/rating"] for entry in points]
     top.fill_between(minutes, [e["eval/rating_low"] for e in points],
@@ -59,12 +67,13 @@ def write_learning_curve(history: list[dict], anchors: dict[str, float], path: s
     top.set_ylabel("Elo (Bradley-Terry, anchors fixed)")
     top.legend(loc="lower right", fontsize=8)
     top.grid(alpha=0.3)
-    if len(points) > 1:  # the iteration axis needs two points to map minutes onto
-        top.secondary_xaxis("top", functions=(lambda m: np.interp(m, minutes, iterations),
-                                              lambda i: np.interp(i, iterations, minutes))
-                            ).set_xlabel("iteration")
-    else:
+    if len(points) < 2:  # one point alone gives the axis no range
         top.set_xlim(0, 1.2 * max([*minutes, final["time/minutes"] if final else 0.0]) + 1e-3)
+    if history:
+        axis_minutes, axis_iterations = minutes_to_iterations(history)
+        top.secondary_xaxis("top", functions=(
+            lambda m: np.interp(m, axis_minutes, axis_iterations),
+            lambda i: np.interp(i, axis_iterations, axis_minutes))).set_xlabel("iteration")
     colours = {}
     for name in anchor_names(points):
         key = f"eval/{name}"
