@@ -4,7 +4,7 @@
 
 writes ONNX and TorchScript files of the network and of a masked greedy policy, with their
 metadata (game, rules, encoder, action mapping, how the run was trained), into an export/
-folder beside the checkpoint. ``policies/onnx_policy.py`` runs the ONNX file without torch,
+folder beside the checkpoint. ``agents/onnx_file.py`` runs the ONNX file without torch,
 and ``onnx:PATH`` is an agent spec. With ``zoo=NAME`` it adds the policy to the pretrained zoo
 instead (``zoo/NAME/``, played as ``zoo:NAME``; docs/zoo.md). Settings: configs/export.yaml;
 guide: docs/export.md.
@@ -20,14 +20,15 @@ from omegaconf import DictConfig, OmegaConf
 
 @hydra.main(version_base="1.3", config_path="configs", config_name="export")
 def main(cfg: DictConfig) -> None:
-    from policies.export import ExportConfig, add_to_zoo, export_checkpoint
+    import zoo
+    from models.export import ExportConfig, export_checkpoint
 
     if OmegaConf.is_missing(cfg, "checkpoint"):
         sys.exit("error: which checkpoint? python export.py checkpoint=PATH")
     try:
         values = OmegaConf.to_container(cfg, resolve=True)
         config = ExportConfig(**values)
-        files = add_to_zoo(config) if config.zoo else export_checkpoint(config)
+        files = zoo.add(config) if config.zoo else export_checkpoint(config)
     except (ValueError, TypeError) as error:  # CheckpointError is a ValueError
         sys.exit(f"error: {error}")
     for kind, path in files.items():

@@ -17,7 +17,7 @@ from omegaconf import DictConfig, OmegaConf
 
 @hydra.main(version_base="1.3", config_path="configs", config_name="play")
 def main(cfg: DictConfig) -> None:
-    from policies.terminal import PlayConfig, TerminalGame
+    from ui.terminal import PlayConfig, TerminalGame
 
     values = OmegaConf.to_container(cfg, resolve=True)
     env_config = values.pop("env")

@@ -1,16 +1,17 @@
 """Agents that play any game of :mod:`envs` through one interface (:class:`agents.base.Agent`):
-``random``, ``heuristic`` (one per game), ``mcts`` (plain UCT), ``checkpoint:PATH`` (a trained
-policy), ``onnx:PATH`` (an exported one, :mod:`policies.onnx_policy`) and ``zoo:NAME`` (a
-pretrained one shipped in :mod:`zoo`). :func:`make_agent` builds one from a spec string."""
+``random``, ``heuristic`` (one per game), ``mcts`` (plain UCT), and networks that play
+(:mod:`agents.network`): ``checkpoint:PATH`` (a training run's), ``onnx:PATH`` (an exported
+one, :mod:`agents.onnx_file`) and ``zoo:NAME`` (a pretrained one shipped in :mod:`zoo`).
+:func:`make_agent` builds one from a spec string."""
 
 from __future__ import annotations
 
 import yaml
 
 from agents.base import Agent
-from agents.checkpoint import CheckpointAgent
 from agents.heuristic import HeuristicAgent
 from agents.mcts import MCTSAgent
+from agents.network import checkpoint_agent
 from agents.random_agent import RandomAgent
 
 AGENT_NAMES = ("random", "heuristic", "mcts", "checkpoint:PATH", "onnx:PATH", "zoo:NAME")
@@ -56,16 +57,16 @@ def make_agent(spec: str, game, **options) -> Agent:
     name, inline = parse_spec(spec)
     options = {**options, **inline}
     if name == "checkpoint":
-        return CheckpointAgent(options.pop("path"), game, **options)
+        return checkpoint_agent(options.pop("path"), game, **options)
     if name == "onnx":
-        from policies.onnx_policy import OnnxAgent  # onnxruntime loads only when asked for
+        from agents.onnx_file import onnx_agent  # onnxruntime loads only when asked for
 
-        return OnnxAgent(options.pop("path"), game, **options)
+        return onnx_agent(options.pop("path"), game, **options)
     if name == "zoo":
-        from policies.onnx_policy import OnnxAgent
+        from agents.onnx_file import onnx_agent
         from zoo import policy_file
 
-        return OnnxAgent(policy_file(options.pop("name"), game), game, **options)
+        return onnx_agent(policy_file(options.pop("name"), game), game, name="zoo", **options)
     builders = {"random": RandomAgent, "heuristic": HeuristicAgent, "mcts": MCTSAgent}
     if name not in builders:
         raise ValueError(f"unknown agent {spec!r}; valid agents: {', '.join(AGENT_NAMES)}")

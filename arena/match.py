@@ -302,13 +302,12 @@ def ray_results(tasks: Sequence[_Task], workers: int, address: str | None):
     machine for the match; ``auto`` or ``ray://host:port`` joins a cluster, whose CPUs all
     take games. Agents are built once per Ray worker process and match (``_players``), as in
     a process pool."""
-    from training.ray_runner import import_ray, init_args
-    from training.runner import RunnerConfig
+    from cluster import import_ray, init_args
 
     ray = import_ray()
     owns_ray = not ray.is_initialized()
     if owns_ray:
-        ray.init(**init_args(RunnerConfig(name="ray", workers=workers, address=address)))
+        ray.init(**init_args(workers, address))
     try:
         play = ray.remote(num_cpus=1, max_retries=RAY_TASK_RETRIES)(_play_task)
         refs = [play.remote(task) for task in tasks]

@@ -27,19 +27,20 @@ from rich.console import Console
 from rich.table import Table
 
 import envs
-from agents.policy import Policy
+from agents.network import Acting, NetworkAgent
 from arena.evaluation import EvalConfig, run_evaluation
 from models.checkpoint import model_payload
-from models.config import from_mapping
+from models.evaluator import NetworkEvaluator
 from models.features import make_encoder, resolve_features
 from models.nets import ModelConfig, action_layout, build_network
 from training.checkpoint import save_checkpoint
 from training.evaluation import evaluate
+from typedconfig import from_mapping
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def checkpoint_of_default_network(game_name: str, folder: Path) -> tuple[Path, Policy]:
+def checkpoint_of_default_network(game_name: str, folder: Path) -> tuple[Path, NetworkAgent]:
     env_config = {"name": game_name}
     game = envs.make_game({"name": game_name})
     model = OmegaConf.to_container(OmegaConf.load(ROOT / "configs" / "model" / "small.yaml"))
@@ -49,12 +50,13 @@ def checkpoint_of_default_network(game_name: str, folder: Path) -> tuple[Path, P
     encoder = make_encoder(game, config.features)
     net = build_network(encoder.shape, game.num_actions, game.num_players, config,
                         action_layout(encoder)).eval()
-    policy = Policy(env_config, game, net, 0, features=config.features, temperature=0.5)
+    acting = Acting(0, 0.5)
+    agent = NetworkAgent(NetworkEvaluator(net, encoder, game.num_players), acting, "trained")
     path = save_checkpoint(folder / "last.pt", {
         "algo": "benchmark", "config": {}, "env_config": env_config,
         "model": model_payload(net, encoder, game.num_actions, game.num_players, config),
-        "policy": policy.settings(), "counters": {}})
-    return path, policy
+        "acting": acting.to_dict(), "counters": {}})
+    return path, agent
 
 
 def main() -> None:
@@ -66,10 +68,10 @@ def main() -> None:
     batched = EvalConfig.batch_games
     rows = {}
     with tempfile.TemporaryDirectory() as folder:
-        path, policy = checkpoint_of_default_network(args.game, Path(folder))
+        path, agent = checkpoint_of_default_network(args.game, Path(folder))
         for batch_games in (1, batched):
             torch.set_num_threads(1)  # as the training run sets it
-            trained = evaluate(policy, {"name": args.game}, ["random"], args.games, seed=0,
+            trained = evaluate(agent, {"name": args.game}, ["random"], args.games, seed=0,
                                batch_games=batch_games)
             rows["training's evaluation", batch_games] = trained["random"].summaries[0]
             torch.set_num_threads(default_threads)  # evaluate.py sets its own (torch_threads)

@@ -34,12 +34,12 @@ from omegaconf import OmegaConf
 from rich.console import Console
 from rich.table import Table
 
-from models.config import from_mapping
 from training.alphazero import AlphaZero, SelfPlayFactory, game_seed
 from training.replay import Samples
 from training.run import name_features
 from training.runner import RunnerConfig, make_runner
 from training.selfplay import Round
+from typedconfig import from_mapping
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNNERS = [("local", "local", 1), ("processes 2", "processes", 2), ("ray 1", "ray", 1),

@@ -29,11 +29,11 @@ from omegaconf import OmegaConf
 from rich.console import Console
 from rich.table import Table
 
-from models.config import from_mapping
 from training.alphazero import SelfPlayFactory
 from training.learner import Learner, LearnerConfig
 from training.replay import ReplayBuffer, Samples
 from training.selfplay import Round
+from typedconfig import from_mapping
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKERS = 2  # self-play workers of the recipes (runner=processes)

@@ -23,9 +23,11 @@ from hydra import compose, initialize_config_dir
 from rich.console import Console
 from rich.table import Table
 
+import envs
 from agents import make_agent
-from agents.policy import load_policy
+from agents.network import checkpoint_agent
 from envs.blockade.distances import race_distances as blockade_race_distances
+from models.checkpoint import load_checkpoint
 from training.run import run
 
 SETTINGS = {
@@ -46,15 +48,15 @@ def train(setting: str, minutes: float, seed: int, out: Path, extra: list[str]):
 
 
 def play_vs_random(checkpoint: Path, games: int) -> dict:
-    policy = load_policy(checkpoint)
-    game = policy.game
+    policy = checkpoint_agent(checkpoint)
+    game = envs.make_game(load_checkpoint(checkpoint)["env_config"])
     own, walled, wins = [], 0, 0
     cap = 2 * (game.rows + game.cols)  # beyond any open walk: a pawn walled in for good
     for index in range(games):
         me = index % 2
         opponent = make_agent("random", game)
         opponent.reset(game, 1 - me, index)
-        policy.reset(index)
+        policy.reset(game, me, index)
         state = game.new_initial_state()
         while not state.is_terminal():
             mover = policy if state.current_player() == me else opponent

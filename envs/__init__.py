@@ -1,6 +1,15 @@
 """Game engines and PettingZoo environments: ``envs.blockade``, ``envs.barricade``,
 ``envs.nobles``, all on the contract of :mod:`envs.core`."""
 
-from envs.core import GAMES, game_hooks, game_module, game_package, make_game, sample_chance
+from envs.core import (
+    GAMES,
+    config_mismatch,
+    game_hooks,
+    game_module,
+    game_package,
+    make_game,
+    sample_chance,
+)
 
-__all__ = ["GAMES", "game_hooks", "game_module", "game_package", "make_game", "sample_chance"]
+__all__ = ["GAMES", "config_mismatch", "game_hooks", "game_module", "game_package", "make_game",
+           "sample_chance"]

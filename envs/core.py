@@ -138,6 +138,22 @@ def make_game(env_config: Mapping[str, Any]) -> Game:
     return game_module(config.pop("name")).Game(**config)
 
 
+def config_mismatch(env_config: Mapping[str, Any], game: Game) -> str | None:
+    """How ``game`` differs from the game ``env_config`` describes (defaults resolved on both
+    sides), to follow "trained" or "played": ``on 'nobles', not 'blockade'`` or ``with
+    num_players=2 but the game has num_players=4``; ``None`` when it does not."""
+    config = dict(env_config)
+    name = config.pop("name", None)
+    if name != game.name:
+        return f"on {name!r}, not {game.name!r}"
+    made_for = make_game(env_config)
+    for field in config:
+        if getattr(made_for, field) != getattr(game, field):
+            return (f"with {field}={getattr(made_for, field)!r} but the game has "
+                    f"{field}={getattr(game, field)!r}")
+    return None
+
+
 def _find_package(game: Game) -> ModuleType | None:
     name = type(game).__module__
     while name:
@@ -229,6 +245,9 @@ class Hooks:
       views, for augmenting training samples; None: none.
     - ``features``: derived input planes by name, ``(game, encoder) -> encoder`` appending
       them (same contract as ``Encoder``); ``auto_features``: what ``features: [auto]`` means.
+    - ``encoder_versions``: the version of the game's encoder (under the game's name) and of
+      each feature; bump one when what it writes changes, so that exported networks trained on
+      the old input are refused on load. A part not listed is version 1.
     """
 
     adjudicate: Callable[[State, float], np.ndarray] | None = None
@@ -238,6 +257,7 @@ class Hooks:
     features: Mapping[str, Callable[[Game, Encoder], Encoder]] = dataclasses.field(
         default_factory=dict)
     auto_features: tuple[str, ...] = ()
+    encoder_versions: Mapping[str, int] = dataclasses.field(default_factory=dict)
 
 
 NO_HOOKS = Hooks()

@@ -4,7 +4,7 @@ trainer's, in ``training/checkpoint.py``.
 
 A checkpoint is one ``torch.save`` dict of plain data and tensors (so it loads with
 ``weights_only=True``: no code runs on load): ``format`` and ``version``, ``algo``, the full
-run ``config``, ``env_config``, ``model`` (architecture and weights), ``policy`` (how the
+run ``config``, ``env_config``, ``model`` (architecture and weights), ``acting`` (how the
 trained agent acts), ``counters``, ``history`` and ``state``: whatever else the algorithm needs
 to resume.
 """
@@ -16,14 +16,14 @@ from pathlib import Path
 
 import torch
 
-from models.config import from_mapping, to_mapping
 from models.nets import ActionLayout, ModelConfig, action_layout, build_network
+from typedconfig import from_mapping, to_mapping
 
 FORMAT = "boardgame-rl-checkpoint"
-VERSION = 2
-"""2: the trainer skeleton's layout (``state``, ``rng.torch``, ``history``; the replay buffer in
-its own file beside the checkpoint). Files of version 1 are refused with a clear error."""
-REQUIRED = ("algo", "config", "env_config", "model", "policy", "counters")
+VERSION = 3
+"""3: how the trained agent acts is ``acting`` (was ``policy``). Files of older versions are
+refused with a clear error."""
+REQUIRED = ("algo", "config", "env_config", "model", "acting", "counters")
 
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from models.config import from_mapping
+from typedconfig import from_mapping
 
 KINDS = ("auto", "conv", "mlp")
 POLICY_HEADS = ("auto", "flat", "spatial")

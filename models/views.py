@@ -1,7 +1,7 @@
 """Torch-free glue between an encoder and a network's outputs: observations of many positions
 in their movers' views, and the index tables that map view actions and relative seats back to
-the board (used by :mod:`models.evaluator` and by the exported-policy runner in ``policies/``,
-which must not import torch)."""
+the board (used by :mod:`models.evaluator` and by the exported-network runner
+:mod:`agents.onnx_file`, which must not import torch)."""
 
 from __future__ import annotations
 

@@ -33,16 +33,16 @@ def config_id(env_config: dict) -> str:
 
 
 def tiny_checkpoint(path: Path, env_config: dict, seed: int = 0,
-                    policy: dict | None = None) -> Path:
+                    acting: dict | None = None) -> Path:
     """A checkpoint of a randomly initialised tiny network, its batch-norm statistics made up
     too (so that an export in training mode, or without them, would not match)."""
     import torch
 
     from models.checkpoint import model_payload
-    from models.config import from_mapping
     from models.features import make_encoder, resolve_features
     from models.nets import ModelConfig, action_layout, build_network
     from training.checkpoint import save_checkpoint
+    from typedconfig import from_mapping
 
     tiny = yaml.safe_load((ROOT / "configs" / "model" / "tiny.yaml").read_text())
     tiny.pop("name")
@@ -65,7 +65,7 @@ def tiny_checkpoint(path: Path, env_config: dict, seed: int = 0,
         "algo": "alphazero", "config": {"model": tiny, "env": env_config},
         "env_config": env_config,
         "model": model_payload(net, encoder, game.num_actions, game.num_players, config),
-        "policy": policy or {"simulations": 0, "temperature": 0.5,
+        "acting": acting or {"simulations": 0, "temperature": 0.5,
                              "search": {"simulations": 8, "root": "gumbel"}},
         "counters": {"iteration": 0},
         "history": [{"iteration": 0, "eval/random/win_rate": 0.5}]})
@@ -77,7 +77,7 @@ def exported(env_config: dict) -> dict[str, Path]:
     ``env_config``, plus ``checkpoint``; made once per session, shared read-only."""
     key = config_id(env_config)
     if key not in _EXPORTS:
-        from policies.export import ExportConfig, export_checkpoint
+        from models.export import ExportConfig, export_checkpoint
 
         if not _FOLDER:
             _FOLDER.append(Path(tempfile.mkdtemp(prefix="policy-files-")))

@@ -29,8 +29,9 @@ from typing import Annotated
 import numpy as np
 
 import envs
-from agents.policy import Policy
+from agents.network import Acting, NetworkAgent
 from arena.report import ProgressLine
+from models.evaluator import NetworkEvaluator
 from models.features import make_encoder
 from models.nets import ModelConfig, action_layout, build_network
 from models.symmetry import augmenter, symmetries
@@ -192,10 +193,12 @@ class AlphaZero(NetworkAlgorithm):
 
     # -- what a checkpoint holds -----------------------------------------------------------
 
-    def policy(self, simulations: int | None = None) -> Policy:
-        sims = self.algo.eval.simulations if simulations is None else simulations
-        return Policy(self.env_config, self.game, self.net, sims, self.algo.search,
-                      self.model_config.features, self.algo.eval.temperature)
+    def acting(self) -> Acting:
+        return Acting(self.algo.eval.simulations, self.algo.eval.temperature, self.algo.search)
+
+    def agent(self, acting: Acting | None = None) -> NetworkAgent:
+        return NetworkAgent(NetworkEvaluator(self.net, self.encoder, self.game.num_players),
+                            acting or self.acting(), "trained")
 
     def state_dict(self) -> dict:
         state = {"learner": self.learner.state_dict(), "rng": numpy_rng_state(self.rng),
@@ -237,7 +240,8 @@ class AlphaZero(NetworkAlgorithm):
         print(f"warm start: {config.games} {config.teacher} vs {config.opponent} games first; "
               "nothing is saved until it ends", flush=True)
         for player, games, steps in rounds:
-            student = self.policy(simulations=0) if player == "student" else None
+            student = (self.agent(Acting(0, self.algo.eval.temperature, self.algo.search))
+                       if player == "student" else None)
             samples = teacher_samples(self.game, self.encoder, config, self.outcomes, self.seed,
                                       student=student,
                                       progress=ProgressLine(f"warm start ({player})", games))

@@ -1,4 +1,4 @@
-"""Evaluation during and after training, through the arena: the trained policy against
+"""Evaluation during and after training, through the arena: the trained agent against
 baseline agents, with win rates (95% Wilson interval for two players) and ratings.
 
 The learning curve's rating: the opponents are fixed anchors whose Elo ratings stay put for the
@@ -6,7 +6,7 @@ whole run (``eval.anchor_ratings``, the others measured once from games between 
 and the trained agent's Bradley-Terry rating against them (:func:`arena.stats.anchored_ratings`)
 is comparable from one evaluation to the next.
 
-Algorithm-agnostic: it takes a :class:`agents.policy.Policy`.
+Algorithm-agnostic: it takes a :class:`agents.network.NetworkAgent`.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ import numpy as np
 from rich.console import Console
 
 import envs
-from agents.checkpoint import PolicyAgent
 from arena.match import play_match
 from arena.report import ProgressLine, report_console, results_table
 from arena.stats import anchored_ratings
@@ -57,13 +56,12 @@ class TrainingEvalConfig:
             raise ValueError(f"eval.temperature must be >= 0, got {self.temperature}")
 
 
-def evaluate(policy, env_config: dict, opponents, games: int, seed: int,
+def evaluate(agent, env_config: dict, opponents, games: int, seed: int,
              progress: Callable[[object], None] | None = None, batch_games: int = 1) -> dict:
     """One match per opponent: the trained agent against ``num_players - 1`` copies of it,
     ``batch_games`` games at once (its moves in one network batch). Returns ``{opponent:
     MatchResult}``; ``progress`` is called with each finished game."""
-    agent = PolicyAgent(policy)
-    n = policy.game.num_players
+    n = envs.make_game(env_config).num_players
     games = match_games(games, n)
     return {opp: play_match(env_config, [agent] + [opp] * (n - 1), games, seed,
                                   progress=progress, batch_games=batch_games)

@@ -28,9 +28,10 @@ from typing import Annotated
 import numpy as np
 import torch
 
-from agents.policy import Policy
+from agents.network import Acting, NetworkAgent
 from arena.report import ProgressLine
 from models.checkpoint import CheckpointError
+from models.evaluator import NetworkEvaluator
 from training.checkpoint import numpy_rng_state, restore_numpy_rng
 from training.learner import Learner, LearnerConfig, masked_log_policy
 from training.pool import OpponentPool, PoolConfig
@@ -187,10 +188,12 @@ class PPO(NetworkAlgorithm):
 
     # -- what a checkpoint holds -----------------------------------------------------------
 
-    def policy(self) -> Policy:
-        return Policy(self.env_config, self.game, self.net, self.algo.eval.simulations,
-                      features=self.model_config.features,
-                      temperature=self.algo.eval.temperature)
+    def acting(self) -> Acting:
+        return Acting(self.algo.eval.simulations, self.algo.eval.temperature)
+
+    def agent(self) -> NetworkAgent:
+        return NetworkAgent(NetworkEvaluator(self.net, self.encoder, self.game.num_players),
+                            self.acting(), "trained")
 
     def state_dict(self) -> dict:
         return {"version": STATE_VERSION, "optimizer": self.optimizer.state_dict(),

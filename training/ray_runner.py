@@ -32,7 +32,6 @@ this checkout; its Python dependencies must be installed on every node.
 
 from __future__ import annotations
 
-import math
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -40,40 +39,13 @@ from typing import Any
 
 import torch
 
-from training.runner import RunnerConfig, Worker
-
-SHIPPED_PACKAGES = ("envs", "models", "agents", "search", "training", "arena", "policies",
-                    "zoo")
-"""The project's packages (pyproject.toml's packages), shipped to the workers with ship_code."""
-
-
-def import_ray():
-    try:
-        import ray
-    except ImportError:
-        raise ValueError("Ray is not installed (runner=ray, evaluate.py backend=ray): "
-                         "pip install -e '.[ray]'") from None
-    return ray
-
-
-def init_args(config: RunnerConfig) -> dict:
-    """``ray.init``'s arguments for ``config``."""
-    import importlib
-
-    args = {"address": config.address, "include_dashboard": False, "log_to_driver": True,
-            "logging_level": "warning"}
-    if config.address is None:  # a Ray of our own: only the CPUs the workers reserve
-        args["num_cpus"] = math.ceil(config.workers * config.cpus_per_worker)
-    if config.ship_code:
-        args["runtime_env"] = {"py_modules": [importlib.import_module(name)
-                                              for name in SHIPPED_PACKAGES]}
-    return args
+from cluster import import_ray, init_args
 
 
 class SelfPlayActor:
     """What runs in a Ray actor: one worker and the weights version it holds."""
 
-    def __init__(self, make_worker: Callable[[], Worker], torch_threads: int):
+    def __init__(self, make_worker: Callable, torch_threads: int):
         torch.set_num_threads(torch_threads)
         self.worker = make_worker()
         self.version = -1
@@ -110,7 +82,9 @@ class RaySubmitted:
 
 
 class RayRunner:
-    def __init__(self, make_worker: Callable[[], Worker], config: RunnerConfig,
+    """Self-play on Ray actors; ``config`` is the run's :class:`training.runner.RunnerConfig`."""
+
+    def __init__(self, make_worker: Callable, config,
                  say: Callable[[str], None] = lambda line: print(line, flush=True)):
         ray = self.ray = import_ray()
         self.config = config
@@ -118,7 +92,8 @@ class RayRunner:
         self.say = say
         self.owns_ray = not ray.is_initialized()
         if self.owns_ray:
-            ray.init(**init_args(config))
+            ray.init(**init_args(config.workers, config.address, config.cpus_per_worker,
+                                config.ship_code))
         self.actor_class = ray.remote(num_cpus=config.cpus_per_worker,
                                       max_restarts=0)(SelfPlayActor)
         self.actors = [self._start_actor() for _ in range(config.workers)]

@@ -128,9 +128,9 @@ def run(cfg: DictConfig, run_dir: str | Path, overrides: list[str] | None = None
 def check_config(cfg: DictConfig) -> None:
     """Every user-facing key of a training config, checked before any work: ``ValueError`` with
     one line naming the key, the value and what is allowed."""
-    from models.config import check_value, from_mapping
     from models.nets import model_config
     from training.runner import RunnerConfig
+    from typedconfig import check_value, from_mapping
 
     plain = OmegaConf.to_container(cfg, resolve=False)
     plain.pop("hydra", None)

@@ -36,7 +36,6 @@ import envs
 from arena.media import best_effort
 from arena.report import ProgressLine
 from models.checkpoint import git_commit, model_payload
-from models.config import from_mapping
 from models.features import make_encoder
 from models.nets import action_layout, build_network, model_config
 from training.checkpoint import (
@@ -60,6 +59,7 @@ from training.evaluation import (
 )
 from training.logging import RunLogger
 from training.runner import RunnerConfig
+from typedconfig import from_mapping
 
 INTERRUPTED_EXIT_CODE = 130
 
@@ -116,7 +116,8 @@ class Algorithm(Protocol):
     def start(self) -> dict: ...                    # once per run, before iteration 1
     def iteration(self, number: int, progress: float) -> dict: ...
     def progress_parts(self, stats: dict) -> list[str]: ...   # its part of the console line
-    def policy(self): ...                           # the trained agent (agents' Policy)
+    def acting(self): ...                           # how its agent plays (agents.network)
+    def agent(self): ...                            # the trained agent (a NetworkAgent)
     def model(self) -> dict: ...                    # checkpoint.model_payload of its network
     def state_dict(self) -> dict: ...               # the rest of what a resume needs
     def load_state_dict(self, payload: dict) -> None: ...
@@ -280,7 +281,7 @@ class Trainer:
     def payload(self) -> dict:
         a = self.algorithm
         return {"algo": a.name, "config": a.config, "env_config": a.config["env"],
-                "model": a.model(), "policy": a.policy().settings(),
+                "model": a.model(), "acting": a.acting().to_dict(),
                 "counters": dict(a.counters), "history": self.history,
                 "anchors": self.anchors, "commit": self.commit,
                 "state": a.state_dict(), "rng": {"torch": torch.get_rng_state()}}
@@ -355,7 +356,7 @@ class Trainer:
         if algo.eval.enabled and algo.eval.final_games:
             self.stop.at_once = True
             games = match_games(algo.eval.final_games, a.game.num_players)
-            final = evaluate(a.policy(), a.config["env"], algo.eval.final_opponents,
+            final = evaluate(a.agent(), a.config["env"], algo.eval.final_opponents,
                              algo.eval.final_games, algo.eval.seed + 1,
                              ProgressLine("final evaluation",
                                           games * len(algo.eval.final_opponents)),
@@ -386,7 +387,7 @@ class Trainer:
     def _evaluate(self, number: int) -> dict:
         a, config = self.algorithm, self.algo.eval
         self.anchors = anchor_ratings(a.config["env"], config, self.anchors, self.say)
-        results = evaluate(a.policy(), a.config["env"], config.opponents, config.games,
+        results = evaluate(a.agent(), a.config["env"], config.opponents, config.games,
                            config.seed, batch_games=config.batch_games)
         actions = a.sample_game()
         if actions:

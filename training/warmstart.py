@@ -52,11 +52,11 @@ def teacher_samples(game, encoder, config: WarmStartConfig, outcomes: Outcomes,
                     ) -> Samples:
     """Samples of ``config.games`` teacher-vs-opponent games, labelled by the teacher.
 
-    With ``student`` (a trained policy: ``reset(seed)``, ``act(state)``) it is the student that
-    plays the teacher's seat, for ``config.student_games`` games, and only its own decisions are
-    recorded, still labelled by the teacher: DAgger, the teacher's answers in the positions the
-    student's own mistakes lead to, which the teacher's games never reach. ``progress`` is
-    called after each game."""
+    With ``student`` (a trained agent: ``reset(game, seat, seed)``, ``act(state)``) it is the
+    student that plays the teacher's seat, for ``config.student_games`` games, and only its own
+    decisions are recorded, still labelled by the teacher: DAgger, the teacher's answers in the
+    positions the student's own mistakes lead to, which the teacher's games never reach.
+    ``progress`` is called after each game."""
     from agents import make_agent
 
     n = game.num_players
@@ -71,7 +71,7 @@ def teacher_samples(game, encoder, config: WarmStartConfig, outcomes: Outcomes,
         teacher_seat = index % n
         teacher.reset(game, teacher_seat, int(seeds[0]))
         if student is not None:
-            student.reset(int(seeds[0]))
+            student.reset(game, teacher_seat, int(seeds[0]))
         opponent.reset(game, (teacher_seat + 1) % n, int(seeds[1]))
         state = game.new_initial_state()
         obs, masks, policies, movers, leads, moments = [], [], [], [], [], []

@@ -9,7 +9,7 @@ in evaluate.py, play.py and every other agent spec. ``python export.py checkpoin
 zoo=<name>`` adds one. The folder is this package's, so it is installed with the project;
 the environment variable :data:`ZOO_ENV` points the zoo elsewhere. Guide: docs/zoo.md.
 
-Torch-free: a zoo agent runs on onnxruntime (:mod:`policies.onnx_policy`).
+Torch-free, but for :func:`add`: a zoo agent runs on onnxruntime (:mod:`agents.onnx_file`).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import os
 import re
 from pathlib import Path
 
-from policies.metadata import env_config_mismatch
+import envs
 
 ZOO_ENV = "BOARDGAME_RL_ZOO"
 """Environment variable: a folder to use as the zoo instead of this package's."""
@@ -68,10 +68,68 @@ def policy_file(name: str, game) -> Path:
     """The ONNX file of the zoo agent ``name``, after checking that it was trained on ``game``
     (same game, player count and rules settings): a ``ValueError`` saying how they differ."""
     entry = metadata(name)
-    mismatch = env_config_mismatch(entry["env_config"], game)
+    mismatch = envs.config_mismatch(entry["env_config"], game)
     if mismatch:
         fitting = [other for other in names()
-                   if not env_config_mismatch(metadata(other)["env_config"], game)]
+                   if not envs.config_mismatch(metadata(other)["env_config"], game)]
         raise ValueError(f"zoo agent {name!r} was trained {mismatch} (zoo agents of this game: "
                          f"{', '.join(fitting) or 'none'})")
     return root() / name / entry.get("files", {}).get("policy", POLICY_FILE)
+
+
+def run_figures(checkpoint: Path, history: list[dict]) -> dict | None:
+    """What the training run measured: its final evaluation (``final_evaluation.json`` in the
+    run folder, ``<run>/checkpoints/last.pt`` -> ``<run>``), else its last periodic one."""
+    final = checkpoint.resolve().parent.parent / "final_evaluation.json"
+    if final.is_file():
+        return {"source": "final evaluation of the training run", **json.loads(final.read_text())}
+    from models.export import last_figures
+
+    last = last_figures(history)
+    return {"source": "last periodic evaluation of the training run", **last} if last else None
+
+
+def entry_metadata(name: str, prepared, figures: dict | None) -> dict:
+    """The ``metadata.json`` of a zoo entry: a readable summary of a
+    :class:`models.export.Prepared` checkpoint; the ONNX file beside it carries the full export
+    metadata."""
+    from models.checkpoint import git_commit
+
+    payload, metadata = prepared.payload, prepared.metadata
+    counters = payload["counters"]
+    return {
+        "name": name, "game": metadata["game"], "num_players": metadata["num_players"],
+        "env_config": metadata["env_config"],
+        "network": {"model": payload["model"]["config"], "encoder": metadata["encoder"]["name"],
+                    "observation_shape": metadata["observation"]["shape"],
+                    "parameters": sum(p.numel() for p in prepared.net.parameters())},
+        "policy": metadata["policy"],
+        "training": {"algo": payload["algo"], "command": metadata["training"]["command"],
+                     "commit": payload.get("commit"), "seed": payload["config"].get("seed"),
+                     "iterations": counters.get("iteration"),
+                     "minutes": round(counters.get("seconds", 0.0) / 60, 2)},
+        "figures": figures if figures is not None else run_figures(prepared.checkpoint,
+                                                                   payload.get("history")),
+        "added": {"date": metadata["exported"]["date"], "commit": git_commit(),
+                  "checkpoint": str(prepared.checkpoint)},
+        "files": {"policy": POLICY_FILE},
+    }
+
+
+def add(config) -> dict[str, Path]:
+    """Write the zoo entry ``config.zoo`` (an :class:`models.export.ExportConfig`):
+    ``policy.onnx`` and ``metadata.json`` in a new folder of the zoo (an existing one is an
+    error: remove it to replace the agent). Needs torch (it exports the checkpoint)."""
+    from models.export import onnx_bytes, onnx_models, prepare, write_atomically
+
+    folder = root() / check_name(config.zoo)
+    if folder.exists():
+        raise ValueError(f"zoo agent {config.zoo!r} exists already ({folder}); remove that "
+                         "folder to replace it, or choose another name")
+    prepared = prepare(config)
+    network = onnx_models(prepared.greedy, prepared.example, config.opset)["network"]
+    policy = onnx_bytes(network, {**prepared.metadata, "graph": "network"})
+    entry = json.dumps(entry_metadata(config.zoo, prepared, config.figures), indent=1).encode()
+    folder.mkdir(parents=True)
+    return {"policy": write_atomically(folder / POLICY_FILE, policy),
+            "metadata": write_atomically(folder / METADATA_FILE, entry)}

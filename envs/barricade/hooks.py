@@ -43,4 +43,5 @@ def symmetries(game, encoder) -> list[Symmetry]:
     return [Symmetry("mirror files", planes, False, True, actions)]
 
 
-HOOKS = Hooks(adjudicate=adjudicate, symmetries=symmetries)
+HOOKS = Hooks(adjudicate=adjudicate, symmetries=symmetries,
+              encoder_versions={"barricade": 1})

@@ -76,4 +76,5 @@ def symmetries(game, encoder) -> list[Symmetry]:
 
 
 HOOKS = Hooks(adjudicate=adjudicate, potential=RaceLead, decisions_left=decisions_left,
-              symmetries=symmetries, features=FEATURES, auto_features=("goal_steps",))
+              symmetries=symmetries, features=FEATURES, auto_features=("goal_steps",),
+              encoder_versions={"blockade": 1, "goal_steps": 1, "race_steps": 1})

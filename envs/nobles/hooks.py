@@ -15,4 +15,5 @@ def adjudicate(state, scale: float) -> np.ndarray:
     return margins(np.asarray(state.to_dict()["scores"], dtype=np.float64), scale * 10.0)
 
 
-HOOKS = Hooks(adjudicate=adjudicate, features=FEATURES)
+HOOKS = Hooks(adjudicate=adjudicate, features=FEATURES,
+              encoder_versions={"nobles": 1, "capture_odds": 1})

@@ -70,15 +70,15 @@ def test_an_entry_holds_the_network_and_what_a_user_needs_to_know(in_zoo):
 
 
 def test_an_entry_is_never_overwritten_and_names_are_checked(in_zoo):
-    from policies.export import ExportConfig, add_to_zoo
+    from models.export import ExportConfig
 
     before = {p.name: p.stat().st_mtime_ns for p in (in_zoo / "nobles_2p").iterdir()}
     with pytest.raises(ValueError, match=r"^zoo agent 'nobles_2p' exists already \("
                                          r".*; remove that folder to replace it"):
-        add_to_zoo(ExportConfig("unused.pt", zoo="nobles_2p"))
+        zoo.add(ExportConfig("unused.pt", zoo="nobles_2p"))
     assert {p.name: p.stat().st_mtime_ns for p in (in_zoo / "nobles_2p").iterdir()} == before
     with pytest.raises(ValueError, match="zoo name 'Nobles:2p' must be lower-case"):
-        add_to_zoo(ExportConfig("unused.pt", zoo="Nobles:2p"))
+        zoo.add(ExportConfig("unused.pt", zoo="Nobles:2p"))
     with pytest.raises(ValueError, match="zoo=NAME writes .*: drop out_dir and name"):
         ExportConfig("unused.pt", zoo="nobles_2p", out_dir="somewhere")
 
@@ -88,7 +88,7 @@ def test_a_zoo_agent_plays_through_any_agent_spec(in_zoo):
         "zoo", {"sims": 2, "temperature": 0, "name": "nobles_2p"})
     game = envs.make_game(NOBLES)
     agent = make_agent("zoo:nobles_2p:sims=2", game)
-    assert agent.simulations == 2
+    assert agent.acting.simulations == 2
     result = play_match(NOBLES, [agent, "random"], 2, seed=0)
     assert len(result.games) == 2 and all(g.moves[0] > 0 for g in result.games)
 

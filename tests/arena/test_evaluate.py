@@ -121,7 +121,7 @@ def nobles_checkpoint(tmp_path_factory):
     checkpoint.save_checkpoint(path, {
         "algo": "test", "config": {}, "env_config": env_config,
         "model": model_payload(net, encoder, game.num_actions, game.num_players, config),
-        "policy": {"simulations": 0, "search": {}, "temperature": 0.0}, "counters": {}})
+        "acting": {"simulations": 0, "search": {}, "temperature": 0.0}, "counters": {}})
     return path
 
 
@@ -136,16 +136,14 @@ def test_batched_games_are_the_games_played_one_at_a_time(nobles_checkpoint, sim
                                                           temperature):
     """batch_games plays several games at once, the network agent's moves of all of them in
     one batch: the same moves, in the same games, as one game at a time."""
-    from agents.checkpoint import PolicyAgent
-    from agents.policy import load_policy
+    from agents.network import checkpoint_agent
 
     def match(batch_games):
-        policy = load_policy(nobles_checkpoint)
-        policy.simulations, policy.temperature = simulations, temperature
+        agent = checkpoint_agent(nobles_checkpoint, sims=simulations, temperature=temperature)
         calls = []
-        evaluate = policy.evaluate
-        policy.evaluate = lambda states: calls.append(len(states)) or evaluate(states)
-        result = play_match({"name": "nobles"}, [PolicyAgent(policy), "heuristic"], 6, seed=3,
+        evaluate = agent.evaluate
+        agent.evaluate = lambda states: calls.append(len(states)) or evaluate(states)
+        result = play_match({"name": "nobles"}, [agent, "heuristic"], 6, seed=3,
                             record=True, batch_games=batch_games)
         return [(g.index, g.seats, g.returns, g.record.actions) for g in result.games], calls
 

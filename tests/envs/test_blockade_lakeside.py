@@ -17,7 +17,6 @@ import envs
 from envs import blockade
 from envs.blockade.engine import NUM_MOVE_ACTIONS
 from envs.core import IllegalActionError
-from policies.metadata import env_config_mismatch
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs" / "env"
 
@@ -213,10 +212,10 @@ def test_the_hydra_config_makes_the_preset_and_checkpoints_tell_it_apart():
     name = config.pop("name")
     assert repr(game) == repr(blockade.Game(rules="lakeside"))
     seed_config = OmegaConf.to_container(OmegaConf.load(CONFIGS / "blockade.yaml"))
-    assert env_config_mismatch({"name": name, **config}, game) is None
-    assert "rules='lakeside'" in env_config_mismatch(seed_config, game)
+    assert envs.config_mismatch({"name": name, **config}, game) is None
+    assert "rules='lakeside'" in envs.config_mismatch(seed_config, game)
     overridden = {**seed_config, "rules": "lakeside"}
-    assert env_config_mismatch(overridden, game) is None
+    assert envs.config_mismatch(overridden, game) is None
 
 
 def test_the_env_says_which_rules_it_plays_and_passes_pettingzoo_checks():

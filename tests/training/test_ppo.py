@@ -15,7 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tiny_games import RaceEncoder, RaceGame
 
-from agents.policy import load_policy
+import envs
+from agents.network import checkpoint_agent
 from envs import blockade
 from envs.blockade.distances import race_distances as blockade_race_distances
 from envs.blockade.distances import walk_distances
@@ -313,17 +314,18 @@ def test_tiny_run_trains_checkpoints_resumes_exactly_and_evaluates(tmp_path, gam
     assert a["counters"]["learner_steps"] > 0 and a["counters"]["episodes"] > 0
     assert a["counters"]["started"] and b["counters"]["started"]  # and not again on resume
     assert resumed.final_eval["random"].summaries[0].games == 4
-    # The checkpoint is an agent: load_policy, and checkpoint:PATH through agents.
-    policy = load_policy(resumed.checkpoint)
-    assert policy.temperature == 1.0  # PPO's agent samples its stochastic policy by default
-    state = policy.game.new_initial_state()
+    # The checkpoint is an agent: checkpoint_agent, and checkpoint:PATH through agents.
+    trained = checkpoint_agent(resumed.checkpoint)
+    assert trained.acting.temperature == 1.0  # PPO's agent samples its stochastic policy
+    game = envs.make_game(load_checkpoint(resumed.checkpoint)["env_config"])
+    state = game.new_initial_state()
     while state.is_chance_node():
         state.apply_action(state.chance_outcomes()[0][0])
-    assert state.legal_actions_mask()[policy.act(state)]
+    assert state.legal_actions_mask()[trained.act(state)]
     from agents import make_agent
 
-    agent = make_agent(f"checkpoint:{resumed.checkpoint}", policy.game)
-    agent.reset(policy.game, state.current_player(), seed=1)
+    agent = make_agent(f"checkpoint:{resumed.checkpoint}", game)
+    agent.reset(game, state.current_player(), seed=1)
     assert state.legal_actions_mask()[agent.act(state)]
 
 

@@ -13,12 +13,13 @@ import torch
 from dying_worker import DyingWorker, is_seed
 from hydra import compose, initialize_config_dir
 
+from cluster import init_args
 from models.checkpoint import load_checkpoint
 from models.nets import ModelConfig
 from search.puct import SearchConfig
 from training.alphazero import AlphaZero, SelfPlayFactory
 from training.checkpoint import load_replay, replay_path
-from training.ray_runner import RayRunner, init_args
+from training.ray_runner import RayRunner
 from training.rewards import RewardConfig
 from training.run import run
 from training.runner import RunnerConfig, make_runner
@@ -43,7 +44,7 @@ ray.cloudpickle.register_pickle_by_value(dying_worker)  # to the actors, which l
 
 @pytest.fixture(scope="module", autouse=True)
 def local_ray():
-    ray.init(**init_args(RAY))
+    ray.init(**init_args(RAY.workers, RAY.address, RAY.cpus_per_worker, RAY.ship_code))
     yield
     ray.shutdown()
 

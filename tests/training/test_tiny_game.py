@@ -14,7 +14,7 @@ from omegaconf import OmegaConf
 from pettingzoo.test import api_test
 
 import envs
-from agents.policy import load_policy
+from agents.network import checkpoint_agent
 from models.checkpoint import load_checkpoint
 from models.features import make_encoder
 from training.rewards import Outcomes, RewardConfig
@@ -67,6 +67,6 @@ def test_it_trains_end_to_end(tmp_path, algo):
     assert payload["env_config"] == ENV
     assert payload["model"]["config"]["features"] == ["to_go"]
     assert len(payload["history"]) == 2
-    policy = load_policy(result.checkpoint)  # the trained agent plays the game
+    agent = checkpoint_agent(result.checkpoint)  # the trained agent plays the game
     state = envs.make_game(ENV).new_initial_state()
-    assert state.legal_actions_mask()[policy.act(state)]
+    assert state.legal_actions_mask()[agent.act(state)]

@@ -14,10 +14,12 @@ from dying_worker import DyingWorker, is_seed
 from hydra import compose, initialize_config_dir
 from tiny_games import RaceEncoder, RaceGame
 
-from agents.policy import Policy, load_policy
+import envs
+from agents.network import Acting, NetworkAgent, checkpoint_agent
 from envs import blockade, nobles
 from envs.blockade.distances import race_distances as blockade_race_distances
 from models.checkpoint import CheckpointError, load_checkpoint
+from models.evaluator import NetworkEvaluator
 from models.nets import ModelConfig, action_layout, build_network
 from search.puct import SearchConfig
 from training.checkpoint import load_replay, replay_path, save_checkpoint
@@ -258,7 +260,7 @@ def test_learner_fits_a_fixed_set_of_samples():
 def test_checkpoint_is_written_atomically_and_validated(tmp_path):
     path = tmp_path / "ck.pt"
     payload = {"algo": "alphazero", "config": {}, "env_config": {"name": "blockade"},
-               "model": {}, "policy": {}, "counters": {"iteration": 3}}
+               "model": {}, "acting": {}, "counters": {"iteration": 3}}
     save_checkpoint(path, payload)
     assert [p.name for p in tmp_path.iterdir()] == ["ck.pt"]  # no temp file left behind
     assert load_checkpoint(path)["counters"] == {"iteration": 3}
@@ -362,7 +364,7 @@ def test_checkpoints_name_their_features_and_refuse_older_formats(tmp_path):
     assert payload["model"]["config"]["features"] == list(blockade.HOOKS.auto_features)
     assert payload["config"]["model"]["features"] == list(blockade.HOOKS.auto_features)
     torch.save({**payload, "version": 1}, tmp_path / "old.pt")
-    with pytest.raises(CheckpointError, match="format version 1, this code reads version 2"):
+    with pytest.raises(CheckpointError, match="format version 1, this code reads version 3"):
         load_checkpoint(tmp_path / "old.pt")
 
 
@@ -379,13 +381,13 @@ def test_tiny_run_trains_checkpoints_and_evaluates(tmp_path):
     assert 0 < replay["pinned"] < replay["size"]  # the teacher's samples, then self-play's
     assert "eval/random/win_rate" in result.history[-1]
     assert result.final_eval["random"].summaries[0].games == 2
-    policy = load_policy(result.checkpoint)
-    state = policy.game.new_initial_state()
-    assert state.legal_actions_mask()[policy.act(state)]
+    game = envs.make_game(load_checkpoint(result.checkpoint)["env_config"])
+    state = game.new_initial_state()
+    assert state.legal_actions_mask()[checkpoint_agent(result.checkpoint).act(state)]
     from agents import make_agent
 
-    agent = make_agent(f"checkpoint:{result.checkpoint}", policy.game)
-    agent.reset(policy.game, 0, seed=1)
+    agent = make_agent(f"checkpoint:{result.checkpoint}", game)
+    agent.reset(game, 0, seed=1)
     assert state.legal_actions_mask()[agent.act(state)]
     with pytest.raises(ValueError, match="trained with rows=8"):
         make_agent(f"checkpoint:{result.checkpoint}", blockade.Game())
@@ -494,7 +496,7 @@ def test_student_games_record_the_students_positions_with_the_teachers_labels():
         def __init__(self):
             self.moves = []
 
-        def reset(self, seed):
+        def reset(self, game, player, seed):
             pass
 
         def act(self, state):
@@ -543,11 +545,11 @@ SMOKE = ["model=tiny", "logger=disabled", "algo.iterations=1", "algo.games_per_i
 def test_every_game_trains_and_its_checkpoint_plays(tmp_path, env):
     overrides = SMOKE + env
     result = run(compose_config(tmp_path, overrides), tmp_path / "run", overrides=overrides)
-    policy = load_policy(result.checkpoint)
-    state = policy.game.new_initial_state()
+    agent = checkpoint_agent(result.checkpoint)
+    state = envs.make_game(load_checkpoint(result.checkpoint)["env_config"]).new_initial_state()
     while state.is_chance_node():
         state.apply_action(state.chance_outcomes()[0][0])
-    assert state.legal_actions_mask()[policy.act(state)]
+    assert state.legal_actions_mask()[agent.act(state)]
 
 
 def test_barricade_cut_games_are_adjudicated_by_placed_scouts_and_progress():
@@ -597,10 +599,9 @@ def test_policy_temperature_samples_legal_actions_reproducibly_and_zero_is_greed
     legal = set(state.legal_actions())
 
     def plays(temperature, seed):
-        policy = Policy({"name": "blockade", "rows": 8, "cols": 8}, game, net.eval(), 0,
-                        temperature=temperature)
-        policy.reset(seed)
-        return [policy.act(state) for _ in range(40)]
+        agent = NetworkAgent(NetworkEvaluator(net.eval(), encoder, 2), Acting(0, temperature))
+        agent.reset(game, 0, seed)
+        return [agent.act(state) for _ in range(40)]
 
     greedy = plays(0.0, 1)
     assert len(set(greedy)) == 1 and greedy == plays(0.0, 2)

@@ -21,7 +21,6 @@ from agents.heuristic import heuristic_for
 from arena.match import game_seeds, options_for
 from arena.records import GameRecord, render_gif, replay, save_records
 from envs.core import CHANCE, IllegalActionError, sample_chance
-from policies.metadata import env_config_mismatch
 from search.puct import legal_softmax
 
 HUMAN = "human"
@@ -290,7 +289,7 @@ class TerminalGame:
                 record = GameRecord(**data)
             except TypeError as error:
                 raise ValueError(f"{path} is not a game record ({error})") from None
-            mismatch = env_config_mismatch(record.env_config, self.game)
+            mismatch = envs.config_mismatch(record.env_config, self.game)
             if mismatch:
                 raise ValueError(f"{path} was played {mismatch}: start play.py with the "
                                  f"record's env ({record.env_config})")

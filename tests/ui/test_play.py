@@ -15,7 +15,7 @@ from policy_files import ROOT, exported
 
 import envs
 from arena import load_records, replay
-from policies.terminal import PlayConfig, TerminalGame
+from ui.terminal import PlayConfig, TerminalGame
 
 NOBLES = {"name": "nobles", "num_players": 2}
 BLOCKADE = {"name": "blockade", "num_players": 2, "rows": 8, "cols": 8, "max_turns": 60}

@@ -9,7 +9,8 @@ Every file ``export.py`` writes carries one metadata dict (JSON: in the ONNX fil
   logits and values) or ``greedy`` (masked most likely action), absent in the side file.
 - ``game``, ``env_config``: the game and every rules setting it was trained under.
 - ``encoder``: ``name`` (the game's encoder plus derived features, e.g.
-  ``blockade+goal_steps``), ``game``, ``features`` and ``versions`` (:data:`ENCODER_VERSIONS`).
+  ``blockade+goal_steps``), ``game``, ``features`` and ``versions`` (each part's version, as
+  the game's hooks give it: ``envs.core.Hooks.encoder_versions``).
 - ``observation``: ``shape`` and ``dtype`` of one observation (a batch adds a leading axis).
 - ``num_actions``, ``num_players``.
 - ``actions``: the perspective and action mapping. An observation is always in the view of the
@@ -38,13 +39,6 @@ METADATA_KEY = "boardgame_rl"
 TORCHSCRIPT_METADATA = "metadata.json"
 """Name of the metadata JSON among a TorchScript file's extra files."""
 
-ENCODER_VERSIONS = {"blockade": 1, "barricade": 1, "nobles": 1, "goal_steps": 1, "race_steps": 1,
-                    "capture_odds": 1}
-"""Version of each game's observation encoder and of each derived feature (models/features.py).
-Bump one when what it writes changes: files exported before the bump fail on load, saying so,
-instead of playing on inputs their network never saw. A change nobody bumped is caught by the
-self-check on load, on the file's reference positions."""
-
 REQUIRED = ("game", "env_config", "encoder", "observation", "num_actions", "num_players",
             "actions", "values", "policy", "self_check")
 """Fields every file's metadata has (loading reads them)."""
@@ -58,27 +52,20 @@ class PolicyFileError(ValueError):
     """An exported policy file that is missing, damaged, or does not fit this game or code."""
 
 
-def encoder_description(game_name: str, features) -> dict:
-    """The ``encoder`` metadata of the game's encoder with ``features`` appended."""
+def encoder_versions(game) -> dict[str, int]:
+    """Version of ``game``'s observation encoder (under the game's name) and of each of its
+    derived features: the game's ``Hooks.encoder_versions``, 1 for a part it does not list."""
+    hooks = envs.game_hooks(game)
+    return {part: int(hooks.encoder_versions.get(part, 1))
+            for part in [game.name, *hooks.features]}
+
+
+def encoder_description(game, features) -> dict:
+    """The ``encoder`` metadata of ``game``'s encoder with ``features`` appended."""
     features = list(features)
-    return {"name": "+".join([game_name, *features]), "game": game_name, "features": features,
-            "versions": {part: ENCODER_VERSIONS[part] for part in [game_name, *features]}}
-
-
-def env_config_mismatch(env_config: dict, game) -> str | None:
-    """How ``game`` differs from the game ``env_config`` describes (defaults resolved on both
-    sides), to follow "trained" or "played": ``on 'nobles', not 'blockade'`` or ``with
-    num_players=2 but the game has num_players=4``; ``None`` when it does not."""
-    config = dict(env_config)
-    name = config.pop("name", None)
-    if name != game.name:
-        return f"on {name!r}, not {game.name!r}"
-    made_for = envs.make_game(env_config)
-    for field in config:
-        if getattr(made_for, field) != getattr(game, field):
-            return (f"with {field}={getattr(made_for, field)!r} but the game has "
-                    f"{field}={getattr(game, field)!r}")
-    return None
+    versions = encoder_versions(game)
+    return {"name": "+".join([game.name, *features]), "game": game.name, "features": features,
+            "versions": {part: versions[part] for part in [game.name, *features]}}
 
 
 def check_metadata(metadata, where: str, graph: str | None = None) -> None:
@@ -96,12 +83,17 @@ def check_metadata(metadata, where: str, graph: str | None = None) -> None:
     if graph is not None and metadata.get("graph") != graph:
         raise PolicyFileError(f"{where} holds the {metadata.get('graph')} graph, not the "
                               f"{graph} graph")
-    encoder = metadata["encoder"]
-    for part, version in encoder["versions"].items():
-        if part not in ENCODER_VERSIONS:
+    try:
+        game = envs.make_game(metadata["env_config"])
+    except (ValueError, TypeError) as error:
+        raise PolicyFileError(f"{where} was trained on a game this code cannot make "
+                              f"({error})") from None
+    installed = encoder_versions(game)
+    for part, version in metadata["encoder"]["versions"].items():
+        if part not in installed:
             raise PolicyFileError(f"{where} needs encoder part {part!r}, which this code does "
                                   "not have")
-        if ENCODER_VERSIONS[part] != version:
+        if installed[part] != version:
             raise PolicyFileError(f"{where} was exported with {part} encoder version {version}, "
-                                  f"this code encodes version {ENCODER_VERSIONS[part]}; export "
+                                  f"this code encodes version {installed[part]}; export "
                                   "the checkpoint again with this code")

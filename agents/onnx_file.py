@@ -1,14 +1,15 @@
-"""An exported policy (``export.py``'s ``NAME.onnx``) at work without PyTorch: this module needs
-numpy, onnxruntime and the ``envs`` package (plus ``models.features`` and ``models.views``,
-which are numpy only), never torch or the training code.
+"""An exported network (``export.py``'s ``NAME.onnx``) at work without PyTorch: this module needs
+numpy, onnxruntime and the ``envs`` package (plus ``models.features``, ``models.views`` and
+``models.policy_file``, which are torch-free), never torch or the training code.
 
-    policy = OnnxPolicy("blockade_2p.onnx")   # fails here if the file does not fit
-    env = policy.env(render_mode="ansi")      # the game's env, observing what the network sees
+    network = OnnxNetwork("blockade_2p.onnx")  # fails here if the file does not fit
+    env = network.env(render_mode="ansi")      # the game's env, observing what the network sees
     ...
-    action = policy.action(observation, seat) # an env observation dict -> a legal board action
+    action = network.action(observation, seat) # an env observation dict -> a legal board action
 
-:class:`OnnxAgent` is the ``onnx:PATH`` agent spec (``onnx:PATH:sims=200,temperature=0``): the
-policy as its training run played it, or with a search on top.
+:func:`onnx_agent` is the ``onnx:PATH`` (and ``zoo:NAME``) agent spec
+(``onnx:PATH:sims=200,temperature=0``): the network as its training run played it, or with a
+search on top.
 """
 
 from __future__ import annotations
@@ -20,17 +21,16 @@ import numpy as np
 import onnxruntime as ort
 
 import envs
+from agents.network import Acting, NetworkAgent, pick_from_logits
 from envs.core import BoardGameEnv, wrap
 from models.features import make_encoder
-from models.views import ViewMaps, encode_batch
-from policies.acting import NetworkActing, acting_options, pick_from_logits
-from policies.metadata import (
+from models.policy_file import (
     METADATA_KEY,
     SELF_CHECK_TOLERANCE,
     PolicyFileError,
     check_metadata,
-    env_config_mismatch,
 )
+from models.views import ViewMaps, encode_batch
 
 
 def _reason(error: Exception) -> str:
@@ -59,9 +59,9 @@ def read_onnx(path: str | Path, threads: int = 1) -> tuple[ort.InferenceSession,
     return session, metadata
 
 
-class OnnxPolicy:
-    """The network graph of an exported policy, checked against ``game`` (default: the game it
-    was trained on) and the installed ``envs`` when loaded: format, rules settings, encoder
+class OnnxNetwork:
+    """The network graph of an exported policy file, checked against ``game`` (default: the
+    game it was trained on) and the installed ``envs`` when loaded: format, rules settings, encoder
     versions, observation shape, action mapping and the stored outputs on its reference
     positions. Anything that does not fit is one :class:`PolicyFileError` line.
 
@@ -77,7 +77,7 @@ class OnnxPolicy:
         if game is None:
             game = envs.make_game(metadata["env_config"])
         else:
-            mismatch = env_config_mismatch(metadata["env_config"], game)
+            mismatch = envs.config_mismatch(metadata["env_config"], game)
             if mismatch:
                 raise PolicyFileError(f"{where} was trained {mismatch}")
         self.game = game
@@ -134,13 +134,13 @@ class OnnxPolicy:
                rng: np.random.Generator | None = None) -> int:
         """A legal board action from the observation dict of seat ``player``, the seat to act,
         in an env from :meth:`env`: the most likely one, or with ``temperature`` > 0 one drawn
-        from ``softmax(logits / temperature)`` by ``rng`` (default: the policy's own, seeded by
-        ``seed``)."""
+        from ``softmax(logits / temperature)`` by ``rng`` (default: the network's own, seeded
+        by ``seed``)."""
         obs = np.asarray(observation["observation"], dtype=np.float32)
         if obs.shape != tuple(self.encoder.shape):
-            raise ValueError(f"observation has shape {obs.shape}, this policy takes "
+            raise ValueError(f"observation has shape {obs.shape}, this network takes "
                              f"{tuple(self.encoder.shape)} ({self.metadata['encoder']['name']}): "
-                             "play in the env from policy.env(), whose observations include "
+                             "play in the env from network.env(), whose observations include "
                              "the derived planes")
         legal = np.flatnonzero(observation["action_mask"])
         if not len(legal):
@@ -151,25 +151,16 @@ class OnnxPolicy:
         return pick_from_logits(board, legal, temperature, rng or self.rng)
 
     def env(self, render_mode: str | None = None):
-        """The PettingZoo env of the policy's game (wrapped like ``envs.<game>.env()``) whose
+        """The PettingZoo env of the network's game (wrapped like ``envs.<game>.env()``) whose
         observations are exactly the network's input."""
         draw = envs.game_package(self.game).draw
         return wrap(BoardGameEnv(self.game, self.encoder, draw, render_mode))
 
 
-class OnnxAgent(NetworkActing):
+def onnx_agent(path: str | Path, game, name: str = "onnx", **options) -> NetworkAgent:
     """``onnx:PATH`` as an agent: it plays as its training run's evaluation did (the file's
     ``policy`` metadata), unless options say otherwise: ``sims``, ``temperature`` and any
-    search setting (:func:`policies.acting.acting_options`)."""
-
-    name = "onnx"
-
-    def __init__(self, path: str | Path, game, **options):
-        self.policy = OnnxPolicy(path, game)
-        self.simulations, self.temperature, self.search_config = acting_options(
-            "onnx", self.policy.metadata["policy"], options)
-        self.evaluate = self.policy.evaluate
-        self.rng = np.random.default_rng(0)
-
-    def reset(self, game, player: int, seed: int) -> None:
-        self.rng = np.random.default_rng(seed)
+    search setting (:meth:`agents.network.Acting.with_options`)."""
+    network = OnnxNetwork(path, game)
+    acting = Acting.from_dict(network.metadata["policy"], f"policy {path}: policy")
+    return NetworkAgent(network.evaluate, acting.with_options(name, options), name)

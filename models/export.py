@@ -1,5 +1,5 @@
 """Export a checkpoint's network for use outside this code (``export.py`` drives it): ONNX and
-TorchScript files of two graphs, each with the metadata of :mod:`policies.metadata`.
+TorchScript files of two graphs, each with the metadata of :mod:`models.policy_file`.
 
 - ``NAME.onnx`` / ``NAME.torchscript.pt``: the network, ``observation [B, *shape] float32 ->
   logits [B, A], values [B, n]`` (view actions, relative seats).
@@ -8,7 +8,7 @@ TorchScript files of two graphs, each with the metadata of :mod:`policies.metada
   board action with the largest logit: the action mapping is inside the graph.
 - ``NAME.json``: the metadata, with the file names.
 
-With ``zoo=NAME`` (:func:`add_to_zoo`) it writes a zoo entry instead: ``policy.onnx`` (the
+With ``zoo=NAME`` (:func:`zoo.add`) it writes a zoo entry instead: ``policy.onnx`` (the
 network graph) and ``metadata.json`` (the summary :mod:`zoo` documents) in ``zoo/NAME/``.
 
 ONNX comes from the ``torch.export``-based exporter (``torch.onnx.export(dynamo=True)``, which
@@ -40,14 +40,14 @@ import envs
 from envs.core import sample_chance
 from models.checkpoint import build_model, git_commit, load_checkpoint
 from models.features import make_encoder
-from models.views import ViewMaps
-from policies.metadata import (
+from models.policy_file import (
     FORMAT,
     METADATA_KEY,
     TORCHSCRIPT_METADATA,
     VERSION,
     encoder_description,
 )
+from models.views import ViewMaps
 
 FORMATS = ("onnx", "torchscript", "both")
 
@@ -166,17 +166,16 @@ def last_figures(history: list[dict]) -> dict | None:
 def build_metadata(payload: dict, checkpoint: Path, game, encoder, maps: ViewMaps,
                    net: nn.Module, states: list, example: dict[str, torch.Tensor],
                    opset: int) -> dict:
-    """The metadata of the module docstring of :mod:`policies.metadata`; ``example`` holds the
+    """The metadata of the module docstring of :mod:`models.policy_file`; ``example`` holds the
     greedy graph's inputs for ``states``, the reference positions."""
     features = payload["model"]["config"].get("features") or []
-    policy = payload["policy"]
     with torch.no_grad():
         logits, values = net(example["observation"])
     n = game.num_players
     return {
         "format": FORMAT, "version": VERSION,
         "game": game.name, "env_config": dict(payload["env_config"]),
-        "encoder": encoder_description(game.name, features),
+        "encoder": encoder_description(game, features),
         "observation": {"shape": [int(d) for d in encoder.shape], "dtype": "float32"},
         "num_actions": int(game.num_actions), "num_players": n,
         "actions": {"view_to_board": maps.perms.tolist(),
@@ -185,9 +184,7 @@ def build_metadata(payload: dict, checkpoint: Path, game, encoder, maps: ViewMap
         "values": {"layout": [f"seat (player + {k}) mod {n}" for k in range(n)],
                    "meaning": "values[k]: the predicted return, in (-1, 1), of seat "
                               "(player + k) mod num_players"},
-        "policy": {"simulations": int(policy["simulations"]),
-                   "temperature": float(policy.get("temperature", 0.0)),  # older: greedy
-                   "search": dict(policy.get("search") or {})},
+        "policy": dict(payload["acting"]),
         "graphs": GRAPHS,
         "training": {"algo": payload["algo"], "command": training_command(checkpoint),
                      "commit": payload.get("commit"), "config": payload["config"],
@@ -318,57 +315,3 @@ def export_checkpoint(config: ExportConfig) -> dict[str, Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     return {kind: write_atomically(out_dir / file, data)
             for kind, (file, data) in contents.items()}
-
-
-def run_figures(checkpoint: Path, history: list[dict]) -> dict | None:
-    """What the training run measured: its final evaluation (``final_evaluation.json`` in the
-    run folder, ``<run>/checkpoints/last.pt`` -> ``<run>``), else its last periodic one."""
-    final = checkpoint.resolve().parent.parent / "final_evaluation.json"
-    if final.is_file():
-        return {"source": "final evaluation of the training run", **json.loads(final.read_text())}
-    last = last_figures(history)
-    return {"source": "last periodic evaluation of the training run", **last} if last else None
-
-
-def zoo_metadata(name: str, prepared: Prepared, figures: dict | None) -> dict:
-    """The ``metadata.json`` of a zoo entry (:mod:`zoo`): a readable summary; the ONNX file
-    beside it carries the full export metadata."""
-    from zoo import POLICY_FILE
-
-    payload, metadata = prepared.payload, prepared.metadata
-    counters = payload["counters"]
-    return {
-        "name": name, "game": metadata["game"], "num_players": metadata["num_players"],
-        "env_config": metadata["env_config"],
-        "network": {"model": payload["model"]["config"], "encoder": metadata["encoder"]["name"],
-                    "observation_shape": metadata["observation"]["shape"],
-                    "parameters": sum(p.numel() for p in prepared.net.parameters())},
-        "policy": metadata["policy"],
-        "training": {"algo": payload["algo"], "command": metadata["training"]["command"],
-                     "commit": payload.get("commit"), "seed": payload["config"].get("seed"),
-                     "iterations": counters.get("iteration"),
-                     "minutes": round(counters.get("seconds", 0.0) / 60, 2)},
-        "figures": figures if figures is not None else run_figures(prepared.checkpoint,
-                                                                   payload.get("history")),
-        "added": {"date": metadata["exported"]["date"], "commit": git_commit(),
-                  "checkpoint": str(prepared.checkpoint)},
-        "files": {"policy": POLICY_FILE},
-    }
-
-
-def add_to_zoo(config: ExportConfig) -> dict[str, Path]:
-    """Write the zoo entry ``config.zoo``: ``policy.onnx`` and ``metadata.json`` in a new
-    folder of the zoo (an existing one is an error: remove it to replace the agent)."""
-    from zoo import METADATA_FILE, POLICY_FILE, check_name, root
-
-    folder = root() / check_name(config.zoo)
-    if folder.exists():
-        raise ValueError(f"zoo agent {config.zoo!r} exists already ({folder}); remove that "
-                         "folder to replace it, or choose another name")
-    prepared = prepare(config)
-    network = onnx_models(prepared.greedy, prepared.example, config.opset)["network"]
-    policy = onnx_bytes(network, {**prepared.metadata, "graph": "network"})
-    entry = json.dumps(zoo_metadata(config.zoo, prepared, config.figures), indent=1).encode()
-    folder.mkdir(parents=True)
-    return {"policy": write_atomically(folder / POLICY_FILE, policy),
-            "metadata": write_atomically(folder / METADATA_FILE, entry)}

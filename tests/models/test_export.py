@@ -28,12 +28,13 @@ from policy_files import (
 
 import envs
 from agents import make_agent, parse_spec
+from agents.network import NetworkAgent
+from agents.onnx_file import OnnxNetwork
 from arena.match import play_match
 from models.checkpoint import build_model, load_checkpoint
+from models.export import ExportConfig, training_command
 from models.features import make_encoder
-from policies.export import ExportConfig, training_command
-from policies.metadata import FORMAT, METADATA_KEY, TORCHSCRIPT_METADATA, PolicyFileError
-from policies.onnx_policy import OnnxAgent, OnnxPolicy
+from models.policy_file import FORMAT, METADATA_KEY, TORCHSCRIPT_METADATA, PolicyFileError
 
 POSITIONS = 200
 TOLERANCE = 1e-5
@@ -67,11 +68,11 @@ def case(request):
 def test_onnx_and_torchscript_match_pytorch_on_real_positions(case):
     with torch.no_grad():
         expected = [t.numpy() for t in case["net"](torch.from_numpy(case["obs"]))]
-    policy = OnnxPolicy(case["files"]["network.onnx"])
+    network = OnnxNetwork(case["files"]["network.onnx"])
     scripted, _ = load_torchscript(case["files"]["network.torchscript"])
     with torch.no_grad():
         from_torchscript = [t.numpy() for t in scripted(torch.from_numpy(case["obs"]))]
-    for outputs in (policy.network(case["obs"]), from_torchscript):
+    for outputs in (network.network(case["obs"]), from_torchscript):
         for got, want in zip(outputs, expected, strict=True):
             assert got.shape == want.shape
             assert np.abs(got - want).max() <= TOLERANCE
@@ -83,7 +84,7 @@ def test_greedy_graph_plays_the_best_legal_action(case):
     legal one everywhere."""
     import onnxruntime as ort
 
-    evaluator_maps = OnnxPolicy(case["files"]["network.onnx"]).maps
+    evaluator_maps = OnnxNetwork(case["files"]["network.onnx"]).maps
     with torch.no_grad():
         logits = case["net"](torch.from_numpy(case["obs"]))[0].numpy()
     board = evaluator_maps.logits_to_board(logits, case["players"])
@@ -111,7 +112,7 @@ def test_metadata_is_embedded_in_every_file_and_describes_the_game(case):
     assert side["num_actions"] == game.num_actions and side["num_players"] == game.num_players
     assert side["observation"] == {"shape": list(case["obs"].shape[1:]), "dtype": "float32"}
     assert np.array_equal(side["actions"]["view_to_board"],
-                          OnnxPolicy(files["network.onnx"]).maps.perms)
+                          OnnxNetwork(files["network.onnx"]).maps.perms)
     assert len(side["values"]["layout"]) == game.num_players
     assert side["training"]["figures"] == {"iteration": 0, "eval/random/win_rate": 0.5}
     assert set(side["files"]) == {"network.onnx", "greedy.onnx", "network.torchscript",
@@ -163,9 +164,9 @@ def test_onnx_agent_options_and_search():
     files = exported(NOBLES)
     game = envs.make_game(NOBLES)
     agent = make_agent(f"onnx:{files['network.onnx']}:sims=8,temperature=0", game)
-    assert isinstance(agent, OnnxAgent)
-    assert (agent.simulations, agent.temperature) == (8, 0.0)
-    assert agent.search_config.root == "gumbel"  # the checkpoint's search settings
+    assert isinstance(agent, NetworkAgent)
+    assert (agent.acting.simulations, agent.acting.temperature) == (8, 0.0)
+    assert agent.acting.search.root == "gumbel"  # the checkpoint's search settings
     result = play_match(NOBLES, [agent, "random"], 2, seed=0)
     assert sum(s.games for s in result.summaries) == 4  # legal moves only, or it raises
     with pytest.raises(ValueError, match="unknown onnx agent option.*valid: sims"):
@@ -178,13 +179,13 @@ def test_checkpoint_agent_searches_with_options_like_its_onnx_file():
     files = exported(NOBLES)
     game = envs.make_game(NOBLES)
     agent = make_agent(f"checkpoint:{files['checkpoint']}:sims=8,temperature=0", game)
-    assert (agent.policy.simulations, agent.policy.temperature) == (8, 0.0)
-    assert agent.policy.search_config.root == "gumbel"  # the checkpoint's search settings
+    assert (agent.acting.simulations, agent.acting.temperature) == (8, 0.0)
+    assert agent.acting.search.root == "gumbel"  # the checkpoint's search settings
     assert (games_of(f"checkpoint:{files['checkpoint']}:sims=8", seed=5)
             == games_of(f"onnx:{files['network.onnx']}:sims=8", seed=5))
     with pytest.raises(ValueError, match="unknown checkpoint agent option.*valid: sims"):
         make_agent(f"checkpoint:{files['checkpoint']}:depth=3", game)
-    with pytest.raises(ValueError, match="checkpoint agent sims and temperature must be >= 0"):
+    with pytest.raises(ValueError, match=r"checkpoint agent.simulations=-1: must be an integer"):
         make_agent(f"checkpoint:{files['checkpoint']}:sims=-1", game)
 
 
@@ -247,7 +248,7 @@ def test_an_encoder_changed_since_export_fails_on_load(nobles_files, monkeypatch
     monkeypatch.setattr(encoder_module.Encoder, "encode",
                         lambda self, state, player: encode(self, state, player) * 0.5)
     with pytest.raises(PolicyFileError, match="encodes nobles observations differently"):
-        OnnxPolicy(nobles_files["network.onnx"])
+        OnnxNetwork(nobles_files["network.onnx"])
 
 
 def test_export_cli_writes_torchscript_and_refuses_a_bad_checkpoint(tmp_path):
@@ -289,18 +290,18 @@ TORCH_FREE = textwrap.dedent("""
     sys.meta_path.insert(0, NoTorch())
     from agents import make_agent
     from arena.match import play_match
-    from policies.onnx_policy import OnnxPolicy
+    from agents.onnx_file import OnnxNetwork
 
     path = sys.argv[1]
-    policy = OnnxPolicy(path)
-    env = policy.env()
+    network = OnnxNetwork(path)
+    env = network.env()
     env.reset(seed=0)
     for agent in env.agent_iter():
         obs, reward, terminated, truncated, info = env.last()
         seat = env.possible_agents.index(agent)
-        env.step(None if terminated or truncated else policy.action(obs, seat, 0.5))
+        env.step(None if terminated or truncated else network.action(obs, seat, 0.5))
     assert env.unwrapped.game_state.is_terminal()
-    match = play_match(policy.metadata["env_config"], [f"onnx:{path}:sims=4", "random"], 2, 0)
+    match = play_match(network.metadata["env_config"], [f"onnx:{path}:sims=4", "random"], 2, 0)
     assert "torch" not in sys.modules and "onnxruntime" in sys.modules
     print("played without torch")
 """)
@@ -315,13 +316,20 @@ def test_the_onnx_runner_needs_no_torch(env_config):
     assert "played without torch" in done.stdout
 
 
-@pytest.mark.parametrize("name", ["blockade", "barricade", "nobles"])
-def test_every_feature_of_a_game_has_an_encoder_version(name):
-    """An exported network records the version of each part of its encoder; a game's feature
-    without one could be trained but not exported."""
-    from envs.core import game_hooks
-    from policies.metadata import ENCODER_VERSIONS
+def test_encoder_versions_come_from_the_game_and_a_bump_refuses_older_files(nobles_files,
+                                                                           monkeypatch):
+    """Each game states its encoder's and features' versions in its hooks (a part it does not
+    list is version 1, so a new game exports without an edit elsewhere); bumping one makes the
+    files exported before refuse to load."""
+    import dataclasses
 
-    hooks = game_hooks(envs.make_game({"name": name}))
-    assert name in ENCODER_VERSIONS
-    assert set(hooks.features) <= set(ENCODER_VERSIONS), set(hooks.features) - set(ENCODER_VERSIONS)
+    import envs.nobles
+    from models.policy_file import encoder_versions
+
+    assert encoder_versions(envs.make_game(NOBLES)) == {"nobles": 1, "capture_odds": 1}
+    bumped = dataclasses.replace(envs.nobles.HOOKS, encoder_versions={"nobles": 2})
+    monkeypatch.setattr(envs.nobles, "HOOKS", bumped)
+    assert encoder_versions(envs.make_game(NOBLES)) == {"nobles": 2, "capture_odds": 1}
+    with pytest.raises(PolicyFileError, match="nobles encoder version 1, this code encodes "
+                                              "version 2"):
+        OnnxNetwork(nobles_files["network.onnx"])
