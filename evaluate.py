@@ -30,7 +30,10 @@ from arena.evaluation import (
     resumed_games,
     run_evaluation,
 )
+from configs.store import register
 from training.logging import console_copied_to
+
+register()  # the config groups' defaults, from their dataclasses
 
 
 def prepare(cfg: DictConfig) -> tuple[dict, EvalConfig, dict[str, list]]:
@@ -68,7 +71,7 @@ def main(cfg: DictConfig) -> None:
         evaluation = run_evaluation(env_config, config, out_dir, agents=agents)
     run_config = OmegaConf.to_container(cfg, resolve=True)
     if evaluation.matches:
-        log_to_wandb(run_config["logger"], run_config, evaluation)
+        log_to_wandb(run_config["logger"], run_config, evaluation, out_dir)
     if evaluation.partial:
         sys.exit(130)  # stopped by Ctrl-C, after writing the games finished so far
 

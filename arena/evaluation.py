@@ -25,6 +25,7 @@ from rich.progress import (
 
 import envs
 from agents import make_agent
+from agents.mcts import OPTIONS as MCTS_OPTIONS
 from arena.match import (
     BACKENDS,
     GameResult,
@@ -56,24 +57,46 @@ LOG_EVERY_S = 30.0
 
 @dataclass
 class EvalConfig:
-    """The ``evaluate`` config minus ``env`` and ``logger`` (see ``configs/eval/default.yaml``
-    for what every field means)."""
+    """``evaluate.py``'s settings beside ``env`` and ``logger`` (presets: configs/eval/)."""
 
-    agents: list[str]
+    # agent specs: random | heuristic | mcts | checkpoint:PATH | onnx:PATH | zoo:NAME, with
+    # options inline: 'agents=[heuristic,"mcts:simulations=1000","onnx:PATH:sims=200"]'
+    agents: list[str] = field(default_factory=lambda: ["heuristic", "random"])
+    # games per lineup (rounded up to a multiple of the player count)
     games: int = 200
+    # one seed fixes every game: dice and every agent's choices
     seed: int = 0
+    # worker processes; the results are identical for any number
     workers: int = 1
+    # where workers > 1 play: processes (on this machine) | ray (Ray tasks: a Ray of `workers`
+    # CPUs here, or every CPU of the cluster at ray_address; pip install -e '.[ray]')
     backend: str = "processes"
+    # backend=ray: null = start a Ray here | auto | ray://host:port
     ray_address: str | None = None
+    # torch threads for network agents (small batches: 1 is fastest, and robust when other
+    # jobs share the cores)
     torch_threads: int = 1
+    # games played at once per process when an agent has a network: its moves in all of them
+    # go through the network in one batch; the games are the same as one at a time
     batch_games: int = 32
+    # round_robin: every set of num_players different agents | versus: each agent against
+    # num_players - 1 copies of `opponent`
     schedule: str = "round_robin"
+    # the field agent of schedule=versus
     opponent: str = "random"
-    agent_options: dict = field(default_factory=dict)
+    # keyword options per agent name or whole spec (null = the agent's default), e.g.
+    # agent_options.mcts.simulations=500 (mcts: agents/mcts.py; a whole spec's entry needs +)
+    agent_options: dict = field(default_factory=lambda: {"mcts": dict.fromkeys(MCTS_OPTIONS)})
+    # write every game (positions + actions, JSON lines) to games.jsonl
     save_records: bool = False
+    # game numbers (within each lineup) to render as animated GIFs
     gif_games: list[int] = field(default_factory=list)
+    # milliseconds per GIF frame (the last frame stays 2 s)
     gif_frame_ms: int = 300
+    # write ratings.png: ratings with 95% intervals (and the 2-player score heatmap)
     chart: bool = True
+    # a stopped (partial) evaluation's folder or results.json: its games are kept and only the
+    # missing ones played (same env and settings needed)
     resume: str | None = None
 
     @classmethod
@@ -317,9 +340,10 @@ def write_outputs(env_config: dict, config: EvalConfig, matches: Sequence[MatchR
     return files
 
 
-def log_to_wandb(logger: dict, run_config: dict, evaluation: Evaluation) -> None:
+def log_to_wandb(logger: dict, run_config: dict, evaluation: Evaluation, out_dir: Path) -> None:
     """The evaluation's tables, chart and GIFs in a W&B run (``logger.mode``: offline by
-    default, never needing a network; ``disabled`` logs nothing)."""
+    default, never needing a network; ``disabled`` logs nothing), its folder in ``logger.dir``
+    or ``out_dir``."""
     if logger.get("mode", "disabled") == "disabled":
         return
     import wandb
@@ -327,7 +351,7 @@ def log_to_wandb(logger: dict, run_config: dict, evaluation: Evaluation) -> None
     from arena.report import CSV_COLUMNS, csv_rows
 
     run = wandb.init(mode=logger["mode"], project=logger.get("project"),
-                     entity=logger.get("entity"), dir=logger.get("dir"),
+                     entity=logger.get("entity"), dir=str(logger.get("dir") or out_dir),
                      tags=list(logger.get("tags") or []), job_type="evaluate",
                      config=run_config)
     rows = [[row[c] for c in CSV_COLUMNS] for row in csv_rows(evaluation.matches)]

@@ -22,7 +22,6 @@ import tempfile
 from pathlib import Path
 
 import torch
-from omegaconf import OmegaConf
 from rich.console import Console
 from rich.table import Table
 
@@ -35,7 +34,6 @@ from models.features import make_encoder, resolve_features
 from models.nets import ModelConfig, action_layout, build_network
 from training.evaluation import evaluate
 from training.saving import save_checkpoint
-from typedconfig import from_mapping
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -43,10 +41,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def checkpoint_of_default_network(game_name: str, folder: Path) -> tuple[Path, NetworkAgent]:
     env_config = {"name": game_name}
     game = envs.make_game({"name": game_name})
-    model = OmegaConf.to_container(OmegaConf.load(ROOT / "configs" / "model" / "small.yaml"))
-    model.pop("name", None)
-    model["features"] = list(resolve_features(game, model.get("features") or ()))
-    config = from_mapping(ModelConfig, model, "model")
+    config = ModelConfig(features=resolve_features(game, ModelConfig().features))
     encoder = make_encoder(game, config.features)
     net = build_network(encoder.shape, game.num_actions, game.num_players, config,
                         action_layout(encoder)).eval()

@@ -1,5 +1,5 @@
 """Search speed: simulations/s of our batched PUCT search with the default network
-(configs/model/small.yaml, its input features included), beside the
+(``model=small``: ModelConfig's defaults, its input features included), beside the
 network's own forward throughput at the same batch size, and beside OpenSpiel's Python
 ``MCTSBot`` driving the same engine with the same network as a batch-1 evaluator.
 
@@ -25,22 +25,18 @@ from __future__ import annotations
 
 import argparse
 import time
-from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
 import torch
-from omegaconf import OmegaConf
 from rich.console import Console
 from rich.table import Table
 
 import envs
 from models.evaluator import NetworkEvaluator, inference_module
 from models.features import make_encoder
-from models.nets import action_layout, build_network, model_config
+from models.nets import ModelConfig, action_layout, build_network
 from search.puct import SearchConfig, search
-
-DEFAULT_MODEL = Path(__file__).resolve().parents[1] / "configs" / "model" / "small.yaml"
 
 
 class TimedNet(torch.nn.Module):
@@ -160,8 +156,7 @@ def main() -> None:
     torch.manual_seed(0)
     config = {} if args.game == "barricade" else {"num_players": args.players}
     game = envs.make_game({"name": args.game, **config})
-    model = OmegaConf.to_container(OmegaConf.load(DEFAULT_MODEL))
-    model = model_config(model)
+    model = ModelConfig()
     encoder = make_encoder(game, () if args.no_features else model.features)
     net = build_network(encoder.shape, game.num_actions, game.num_players, model,
                         action_layout(encoder)).eval()

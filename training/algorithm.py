@@ -23,7 +23,11 @@ from typedconfig import from_mapping
 
 @dataclass(frozen=True)
 class CheckpointConfig:
-    every: Annotated[int, ">= 1"] = 5  # write checkpoints/last.pt every this many iterations
+    """``algo.checkpoint``."""
+
+    # write checkpoints/last.pt every this many iterations (also after the warm start, at the
+    # end, and on Ctrl-C)
+    every: Annotated[int, ">= 1"] = 5
 
 
 @dataclass(frozen=True)
@@ -32,11 +36,20 @@ class LoopConfig:
     console, evaluation and checkpoint cadences. An algorithm's config extends it, giving
     ``name``, ``iterations`` and ``console_every`` its own defaults."""
 
+    # the algorithm, as its config class says (alphazero | ppo)
     name: str
+    # iterations at most (null = until the time limit)
     iterations: Annotated[int, ">= 1"] | None
+    # print a progress line every this many iterations (0 = only the last)
     console_every: Annotated[int, ">= 0"]
+    # stop after the iteration that crosses this budget (warm start and periodic evaluation
+    # included, the final evaluation not); null = iterations only, which makes the stopping
+    # point independent of the machine's speed. On resume, the limits on the command line
+    # replace the checkpoint's (one given alone lifts the other)
     time_limit_minutes: Annotated[float, "> 0"] | None = None
+    # the evaluations during and after the run
     eval: TrainingEvalConfig = field(default_factory=TrainingEvalConfig)
+    # the checkpoints' cadence
     checkpoint: CheckpointConfig = field(default_factory=CheckpointConfig)
 
     def __post_init__(self):

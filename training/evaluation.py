@@ -25,20 +25,38 @@ from arena.stats import anchored_ratings
 
 @dataclass(frozen=True)
 class TrainingEvalConfig:
-    """``algo.eval``: the evaluations during and after a training run (``evaluate.py``'s own
-    config is :class:`arena.evaluation.EvalConfig`)."""
+    """``algo.eval``: the evaluations during and after a training run, through the arena
+    (``evaluate.py``'s own config is :class:`arena.evaluation.EvalConfig`)."""
 
+    # false = no evaluation at all (the arena is not needed)
     enabled: bool = True
+    # evaluate every this many iterations (0 = only at the end)
     every: int = 5
+    # games per opponent at each periodic evaluation
     games: int = 20
+    # agent specs of the periodic evaluation: the anchors of the learning curve
+    # (learning_curve.png, eval/rating), e.g. '[random,heuristic,"mcts:simulations=200"]'
     opponents: tuple[str, ...] = ("random",)
+    # games per opponent in the final evaluation (0 = none)
     final_games: int = 200
+    # agent specs of the final evaluation (final_evaluation.json)
     final_opponents: tuple[str, ...] = ("random", "heuristic")
+    # the trained agent's search simulations (0 = it plays from the network's policy); also
+    # what checkpoint:PATH agents use unless told otherwise (checkpoint:PATH:sims=200)
     simulations: int = 0
+    # with simulations 0: sample from softmax(logits / temperature) (0 = always the most likely
+    # action, which can shuttle a pawn between two squares of nearly equal value)
     temperature: float = 0.0
+    # games played at once; the trained agent's moves in all of them go through the network in
+    # one batch (the same games as one at a time)
     batch_games: int = 32
+    # evaluation match seed
     seed: int = 12345
+    # Elo of anchors held fixed (random = the scale's zero); opponents not listed are rated
+    # once, at the first evaluation, from games between the anchors; the trained agent's rating
+    # against them is logged as eval/rating
     anchor_ratings: dict = field(default_factory=lambda: {"random": 0.0})
+    # games per pair of anchors for that one-off rating
     anchor_games: int = 20
 
     def __post_init__(self):

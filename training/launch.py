@@ -19,14 +19,13 @@ from arena.report import report_console
 from models.checkpoint import CheckpointError, load_checkpoint
 from models.features import resolve_features
 from training.evaluation import print_tables
-from training.logging import RunLogger
+from training.logging import LoggerConfig, RunLogger
 from training.trainer import Trainer, TrainResult
 
 CONFIG_GROUPS = ("env", "algo", "model", "logger", "runner")
 FIXED_ON_RESUME = ("env", "model", "seed")
 """What a resumed run may not change: the game, the network and the seeds."""
 LIMITS = ("algo.iterations", "algo.time_limit_minutes")
-LOGGER_MODES = ("offline", "online", "disabled")
 
 
 def run_folder(resume: str | None, fresh: str) -> str:
@@ -141,9 +140,7 @@ def check_config(cfg: DictConfig) -> None:
     model_config(config["model"])
     from_mapping(RunnerConfig, config["runner"], "runner")
     envs.make_game(config["env"])
-    if config["logger"].get("mode") not in LOGGER_MODES:
-        raise ValueError(f"config logger.mode={config['logger'].get('mode')!r}: must be one of "
-                         f"{', '.join(LOGGER_MODES)}")
+    from_mapping(LoggerConfig, config["logger"], "logger")
 
 
 def check_output_folder(folder: str | Path) -> None:

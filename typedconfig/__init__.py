@@ -12,7 +12,9 @@ several strings must all hold. Strings keep the config dataclasses of ``search/`
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import operator
+import re
 import types
 import typing
 from typing import Any, TypeVar
@@ -130,3 +132,29 @@ def to_mapping(config: Any) -> dict:
         return value
 
     return plain(dataclasses.asdict(config))
+
+
+def field_comments(cls: type) -> dict[str, str]:
+    """The comment above each field of the dataclass ``cls`` (and of the classes it extends),
+    joined into one line: what ``--help`` shows of a setting. A field without one is absent."""
+    comments: dict[str, str] = {}
+    for klass in reversed(cls.__mro__):
+        if not dataclasses.is_dataclass(klass) or klass.__module__ == "builtins":
+            continue
+        try:
+            lines = inspect.getsource(klass).splitlines()
+        except (OSError, TypeError):
+            continue
+        start = next(i for i, line in enumerate(lines) if line.lstrip().startswith("class "))
+        body = len(lines[start + 1]) - len(lines[start + 1].lstrip())  # the body's indentation
+        above: list[str] = []
+        for line in lines[start + 1:]:
+            text = line.strip()
+            if text.startswith("#"):
+                above.append(text.lstrip("# ").rstrip())
+                continue
+            match = re.match(rf" {{{body}}}(\w+)\s*:", line)
+            if match and above:
+                comments[match.group(1)] = " ".join(above)
+            above = []
+    return comments

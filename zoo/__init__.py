@@ -45,7 +45,7 @@ def names() -> list[str]:
 def check_name(name: str) -> str:
     if not NAME.fullmatch(name):
         raise ValueError(f"zoo name {name!r} must be lower-case letters, digits, '_', '.' or '-' "
-                         "(starting with a letter or digit), e.g. nobles_2p")
+                         "(starting with a letter or digit), e.g. mygame_2p")
     return name
 
 

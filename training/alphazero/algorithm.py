@@ -29,6 +29,7 @@ from models.symmetry import augmenter, symmetries
 from search.puct import SearchConfig
 from training.algorithm import LoopConfig, NetworkAlgorithm, Step
 from training.alphazero.selfplay import Round, SelfPlay, SelfPlayConfig, SelfPlayGame
+from training.evaluation import TrainingEvalConfig
 from training.learner import Learner, LearnerConfig
 from training.pool import OpponentPool, PoolConfig
 from training.replay import ReplayBuffer, Samples
@@ -40,24 +41,54 @@ from training.warmstart import WarmStartConfig, warm_start
 
 @dataclass(frozen=True)
 class ReplayConfig:
-    capacity: Annotated[int, ">= 1"] = 20_000  # samples kept; the oldest are overwritten
-    save: bool = True  # replay.pt beside each checkpoint, for an exact resume
+    """``algo.replay``."""
+
+    # samples kept (one per decision); the oldest are overwritten (a 14x11 Blockade sample is
+    # about 10 KB)
+    capacity: Annotated[int, ">= 1"] = 20_000
+    # write the buffer to checkpoints/replay.pt beside last.pt at every checkpoint, for an
+    # exact resume (a resume without it warns and starts with an empty buffer)
+    save: bool = True
 
 
 @dataclass(frozen=True)
 class AlphaZeroConfig(LoopConfig):
+    """``algo=alphazero``: every default of an AlphaZero run. They train 2-player Blockade
+    in about 10 minutes on 2 CPU cores: a heuristic warm start with a student round, self-play
+    with a random seat in half the games and the teacher's labels there, value targets mixed
+    with the positions' race leads (docs/training.md)."""
+
     name: str = "alphazero"
     iterations: Annotated[int, ">= 1"] | None = 200
     console_every: Annotated[int, ">= 0"] = 1
     time_limit_minutes: Annotated[float, "> 0"] | None = 10.0
+    # self-play games per iteration, all with the same weights
     games_per_iteration: Annotated[int, ">= 1"] = 32
-    search: SearchConfig = field(default_factory=SearchConfig)
-    selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig)
+    # the search of every self-play move: few simulations, a Gumbel root (plans well with
+    # few), chance nodes by expectation, unvisited children below their parent's value
+    search: SearchConfig = field(default_factory=lambda: SearchConfig(
+        simulations=16, fpu_reduction=0.2, chance="expectation", root="gumbel"))
+    # games cut at 120 decisions (adjudicated), a random seat in half of them (real wins to
+    # learn from), the teacher's choice as those games' policy targets
+    selfplay: SelfPlayConfig = field(default_factory=lambda: SelfPlayConfig(
+        max_moves=120, random_opponent_share=0.5, teacher_share=1.0))
+    # the replay buffer
     replay: ReplayConfig = field(default_factory=ReplayConfig)
+    # the gradient steps
     learner: LearnerConfig = field(default_factory=LearnerConfig)
-    rewards: RewardConfig = field(default_factory=RewardConfig)
-    warm_start: WarmStartConfig = field(default_factory=WarmStartConfig)
-    pool: PoolConfig = field(default_factory=PoolConfig)
+    # value targets mixed with each position's own lead, outcomes discounted by the decisions
+    # left: dense signals for a game whose self-play rarely ends
+    rewards: RewardConfig = field(default_factory=lambda: RewardConfig(
+        position_weight=0.5, discount=0.98, discount_leads=True))
+    # 80 teacher games (kept in the buffer) and 40 student games before self-play
+    warm_start: WarmStartConfig = field(default_factory=lambda: WarmStartConfig(
+        games=80, steps=400, keep=True, student_games=40, student_steps=200))
+    # the past selves of selfplay.past_self_share, drawn uniformly
+    pool: PoolConfig = field(default_factory=lambda: PoolConfig(scheme="uniform", capacity=10))
+    # the trained agent samples its policy at temperature 0.5: a greedy one can shuttle a pawn
+    # between two squares of nearly equal value until the turn limit
+    eval: TrainingEvalConfig = field(default_factory=lambda: TrainingEvalConfig(
+        final_opponents=("random",), temperature=0.5))
 
     def __post_init__(self):
         super().__post_init__()

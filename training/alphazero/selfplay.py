@@ -45,17 +45,40 @@ TEACHER_GAMES = ("vs_random", "all")
 
 @dataclass(frozen=True)
 class SelfPlayConfig:
+    """``algo.selfplay``: how the self-play games are played and recorded."""
+
+    # games played at once per worker; the leaves of all go through the network in one batch
     concurrent_games: int = 32
+    # PUCT root: sample moves with visits^(1/temperature) ...
     temperature: Annotated[float, ">= 0"] = 1.0
+    # ... for this many decisions of a game, then play the most visited
     temperature_moves: Annotated[int, ">= 0"] = 20
+    # cut a game after this many decisions (null = play to the game's end); a cut game is
+    # valued by rewards.adjudication; games with a random seat always play to the end
     max_moves: int | None = None
+    # share of games in which one seat plays uniformly at random (not recorded): games the
+    # network can actually win, so real win signals appear while self-play between equals
+    # never finishes
     random_opponent_share: float = 0.0
+    # agent spec of the teacher whose choices replace the search's policy targets (the warm
+    # start's own is algo.warm_start.teacher)
     teacher: str = "heuristic"
+    # share of the network's decisions whose policy target is the teacher's choice: the warm
+    # start's student round (DAgger) carried on through self-play
     teacher_share: float = 0.0
+    # fade teacher_share linearly to 0 over this share of the run (0.3 = gone after 30% of the
+    # iterations, or of the time limit when iterations is null), so the search's own targets
+    # take over; null = constant (imitates the teacher: cannot pass it)
     teacher_fade: float | None = None
+    # games whose decisions the teacher labels: vs_random (games with a random seat) | all
     teacher_games: str = "vs_random"
+    # share of games in which every seat but one is a past snapshot of the network from
+    # algo.pool (not recorded): the network keeps beating its older selves
     past_self_share: float = 0.0
+    # agent spec of the opponent seats (a cheap one: it plays most moves of its games)
     opponent: str = "heuristic"
+    # share of games in which every seat but one is played by `opponent` (not recorded); drawn
+    # from the same games as past_self_share (the two add up to <= 1)
     opponent_share: float = 0.0
 
     def __post_init__(self):

@@ -82,10 +82,19 @@ def sample_masked(log_policy: np.ndarray, rng: np.random.Generator) -> np.ndarra
 
 @dataclass(frozen=True)
 class RolloutConfig:
+    """``algo.rollout``."""
+
+    # games stepped in lockstep; one batched forward pass per step
     num_envs: int = 64
+    # learner decisions per game per iteration (batch = envs * steps)
     num_steps: int = 32
+    # seats per game the learner plays; the others are one opponent from the pool
+    # (= num_players: plain latest-vs-latest self-play)
     learner_seats: int = 1
-    shards: int = 1  # independent rollouts the games are split into (training/ppo/shards.py)
+    # independent rollouts the games are split into, each with its own games and generator:
+    # runner=processes/ray play them on their workers (set it to runner.workers or a multiple);
+    # the data depend on shards, not on the runner (training/ppo/shards.py)
+    shards: int = 1
 
     def __post_init__(self):
         if self.num_envs < 1 or self.num_steps < 1 or self.learner_seats < 1:
