@@ -87,7 +87,7 @@ async def read_json(request: Request, fields: dict[str, bool]) -> dict:
         raise Refused(400, f"the body must be a JSON object, got {type(data).__name__}")
     unknown = sorted(set(data) - set(fields))
     if unknown:
-        raise Refused(400, f"unknown field(s) {', '.join(unknown)}; this request takes "
+        raise Refused(400, f"unknown field(s) {', '.join(map(repr, unknown))}; this request takes "
                            f"{', '.join(fields) or 'none'}")
     missing = [name for name, required in fields.items() if required and name not in data]
     if missing:
@@ -309,18 +309,21 @@ async def replay(request: Request):
 
 # -- errors ----------------------------------------------------------------------------------
 
+def one_line(reason: str) -> str:
+    return " ".join(reason.split()) or "bad request"
+
+
 async def refused(request: Request, error: Refused):
-    return JSONResponse({"error": error.reason}, status_code=error.status)
+    return JSONResponse({"error": one_line(error.reason)}, status_code=error.status)
 
 
 async def bad_value(request: Request, error: ValueError):
     """What the engine, the agents or the catalogue refuse (a ``ValueError`` saying why)."""
-    return JSONResponse({"error": str(error).splitlines()[0] if str(error) else "bad request"},
-                        status_code=400)
+    return JSONResponse({"error": one_line(str(error))}, status_code=400)
 
 
 async def http_error(request: Request, error: HTTPException):
-    return JSONResponse({"error": error.detail}, status_code=error.status_code)
+    return JSONResponse({"error": one_line(str(error.detail))}, status_code=error.status_code)
 
 
 def create_app(config: WebConfig) -> Starlette:

@@ -40,7 +40,7 @@ class EnvChoice:
     def env_config(self, settings: dict) -> dict:
         """This config with ``settings`` (key -> value; a string is read as YAML, as on the
         command line) over its values: a ``ValueError`` for a key it does not have."""
-        unknown = sorted(str(key) for key in settings if key not in self.values or key == "name")
+        unknown = sorted(repr(key) for key in settings if key not in self.values or key == "name")
         if unknown:
             raise ValueError(f"env {self.name} has no setting {', '.join(unknown)}; settings: "
                              f"{', '.join(k for k in self.values if k != 'name')}")
