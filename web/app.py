@@ -38,6 +38,7 @@ from starlette.staticfiles import StaticFiles
 
 from arena.records import render_gif, save_records
 from envs import config_mismatch
+from envs.core import PLAYER_COLOR_NAMES
 from web import live as games
 from web.catalog import EnvChoice, env_choices, make_game
 from web.config import LOOPBACK_HOSTS, WebConfig
@@ -175,6 +176,7 @@ async def setup(request: Request):
         files = [f"{kind}:{path}" for kind in ("checkpoint", "onnx")
                  for path in server.folders.files(kind)]
         return {"env_config": env_config, "num_players": game.num_players,
+                "color_names": PLAYER_COLOR_NAMES[:game.num_players],
                 "agents": ["human", "random", "heuristic", "mcts", *fitting, *files]}
 
     return JSONResponse(await run_in_threadpool(answer))

@@ -131,19 +131,30 @@ function splitSpec(spec, listed) {
   return base ? [base, spec.slice(base.length + 1)] : [listed[0], ""];
 }
 
+// The seat rows for the chosen config and settings, from the server (which checks them); only
+// the answer to the latest change is shown.
 async function refreshSeats(wanted, hintAgent) {
+  const asked = (room.asked = (room.asked || 0) + 1);
+  document.body.dataset.room = "busy";
   let setup;
   try {
     setup = await api("POST", "/api/setup", { config: $("room-config").value, env: settings() });
   } catch (error) {
+    if (asked !== room.asked) return;
     say(error.message);
     $("room-start").disabled = true;
+    document.body.dataset.room = "ready";
     return;
   }
+  if (asked !== room.asked) return;
+  fillSeatRows(setup, wanted, hintAgent);
+  document.body.dataset.room = "ready";
+}
+
+function fillSeatRows(setup, wanted, hintAgent) {
   say("");
   $("room-start").disabled = false;
   const rows = $("room-seat-rows");
-  const colors = ["red", "gold", "purple", "black"];
   rows.replaceChildren();
   for (let p = 0; p < setup.num_players; p++) {
     const [spec, options] = splitSpec(wanted[p] || (p === 0 ? "human" : "heuristic"), setup.agents);
@@ -156,7 +167,7 @@ async function refreshSeats(wanted, hintAgent) {
     const input = document.createElement("input");
     input.placeholder = "options, e.g. simulations=200 or sims=200";
     input.value = options;
-    row.append(`player ${p} (${colors[p]}) `, select, input);
+    row.append(`player ${p} (${setup.color_names[p]}) `, select, input);
     rows.append(row);
   }
   const hints = $("room-hints");
@@ -404,13 +415,15 @@ async function openReplay(path, index) {
 }
 
 async function loadReplay(path, index) {
+  const asked = (replay.asked = (replay.asked || 0) + 1);
   let data;
   try {
     data = await api("POST", "/api/replay", { path, index });
   } catch (error) {
-    say(error.message);
+    if (asked === replay.asked) say(error.message);
     return;
   }
+  if (asked !== replay.asked) return; // a later choice is on its way
   say("");
   history.replaceState({}, "", `/?replay=${encodeURIComponent(path)}&index=${index}`);
   replay.data = data;
@@ -429,6 +442,7 @@ async function loadReplay(path, index) {
     item.onclick = () => replayAt(i + 1);
     return item;
   }));
+  document.body.dataset.replay = `${path}#${index}`;
   replayAt(0);
 }
 
