@@ -28,10 +28,9 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from web.browser import launch_chromium
+
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
 GAMES = [
     ("blockade", {}, ["random", "heuristic", "mcts", "zoo:blockade_2p"]),
     ("blockade_lakeside", {}, ["zoo:blockade_lakeside_2p"]),
@@ -128,7 +127,7 @@ def main() -> None:
     console = Console()
     try:
         with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            browser = launch_chromium(playwright)
             page = browser.new_page(viewport={"width": 1280, "height": 900})
             pages = Table(title="page ready, ms (median / max)")
             pages.add_column("page")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import socket
 import sys
+import threading
+import time
 
 import uvicorn
 
@@ -40,3 +42,23 @@ def serve(config: WebConfig) -> None:
     print(f"web player on {address(sock)} (Ctrl-C stops it)", flush=True)
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
     server.run(sockets=[sock])
+
+
+class Background:
+    """The web player served from a thread of this process, on a free local port: for tests
+    and scripts that drive it (``url``; ``stop()`` when done)."""
+
+    def __init__(self, config: WebConfig, start_seconds: float = 20):
+        sock = listen("127.0.0.1", 0)
+        self.url = address(sock)
+        self.server = uvicorn.Server(uvicorn.Config(create_app(config), log_level="warning"))
+        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [sock]},
+                                       daemon=True)
+        self.thread.start()
+        deadline = time.monotonic() + start_seconds
+        while not self.server.started and time.monotonic() < deadline:
+            time.sleep(0.02)
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(10)

@@ -54,6 +54,14 @@ function fillSeats(list, seats) {
   }));
 }
 
+// One entry of a move list: the seat's colour and the move, or the dice and the roll.
+function stepItem(step, seats) {
+  const item = document.createElement("li");
+  item.textContent = step.seat === -1 ? `dice: ${step.text}` : `P${step.seat}: ${step.text}`;
+  if (step.seat >= 0) item.style.setProperty("--seat", seats[step.seat].color);
+  return item;
+}
+
 function resultText(result, seats) {
   if (!result) return "";
   const names = result.winners.map((p) => `player ${p} (${seats[p].color_name})`);
@@ -310,12 +318,7 @@ const table = {
   drawHistory() {
     const v = this.view;
     const list = $("history");
-    list.replaceChildren(...v.history.map((step) => {
-      const item = document.createElement("li");
-      item.textContent = step.seat === -1 ? `dice: ${step.text}` : `P${step.seat}: ${step.text}`;
-      if (step.seat >= 0) item.style.setProperty("--seat", v.seats[step.seat].color);
-      return item;
-    }));
+    list.replaceChildren(...v.history.map((step) => stepItem(step, v.seats)));
     list.scrollTop = list.scrollHeight;
   },
 
@@ -436,8 +439,7 @@ async function loadReplay(path, index) {
   $("replay-slider").max = data.steps.length;
   $("replay-jump").max = data.steps.length;
   $("replay-steps").replaceChildren(...data.steps.map((step, i) => {
-    const item = document.createElement("li");
-    item.textContent = step.seat === -1 ? `dice: ${step.text}` : `P${step.seat}: ${step.text}`;
+    const item = stepItem(step, data.seats);
     item.dataset.step = i + 1;
     item.onclick = () => replayAt(i + 1);
     return item;
