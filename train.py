@@ -19,7 +19,7 @@ import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
 
-from training.run import register_resolvers
+from training.launch import register_resolvers
 
 register_resolvers()  # before Hydra composes configs/config.yaml, which uses them
 
@@ -28,8 +28,8 @@ register_resolvers()  # before Hydra composes configs/config.yaml, which uses th
 def main(cfg: DictConfig) -> float | None:
     from models.checkpoint import CheckpointError
     from training.evaluation import score
+    from training.launch import run
     from training.logging import console_copied_to
-    from training.run import run
     from training.sweep import write_result
     from training.trainer import INTERRUPTED_EXIT_CODE
 

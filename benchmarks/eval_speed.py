@@ -33,8 +33,8 @@ from models.checkpoint import model_payload
 from models.evaluator import NetworkEvaluator
 from models.features import make_encoder, resolve_features
 from models.nets import ModelConfig, action_layout, build_network
-from training.checkpoint import save_checkpoint
 from training.evaluation import evaluate
+from training.saving import save_checkpoint
 from typedconfig import from_mapping
 
 ROOT = Path(__file__).resolve().parents[1]

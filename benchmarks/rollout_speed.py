@@ -33,8 +33,8 @@ from rich.console import Console
 from rich.table import Table
 
 import envs
+from training.launch import name_features
 from training.ppo import PPO
-from training.run import name_features
 
 CONFIG_DIR = str(Path(__file__).resolve().parents[1] / "configs")
 GAMES = [("blockade", {}), ("barricade", {}), ("nobles", {}), ("nobles", {"num_players": 4})]

@@ -34,11 +34,11 @@ from omegaconf import OmegaConf
 from rich.console import Console
 from rich.table import Table
 
-from training.alphazero import AlphaZero, SelfPlayFactory, game_seed
+from training.alphazero.algorithm import AlphaZero, SelfPlayFactory, game_seed
+from training.alphazero.selfplay import Round
+from training.launch import name_features
 from training.replay import Samples
-from training.run import name_features
 from training.runner import RunnerConfig, make_runner
-from training.selfplay import Round
 from typedconfig import from_mapping
 
 ROOT = Path(__file__).resolve().parents[1]

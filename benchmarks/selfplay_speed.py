@@ -1,10 +1,7 @@
 """Speed of the AlphaZero loop per recipe (configs/experiment/): self-play decisions per second
 and the learner's samples per second, each on one core (one self-play worker, one torch
 thread), with the recipe's search, network and games at once, once the teacher has faded
-(untrained weights: speed hardly depends on them, though game lengths do). Beside each recipe,
-the same recipe with playout-cap randomisation on (a quarter of the decisions at twice the
-simulations, the rest at a quarter), the peer the recipes' ``full_search_share: 1.0`` was
-chosen against.
+(untrained weights: speed hardly depends on them, though game lengths do).
 
 A training iteration spends ``games_per_iteration * decisions per game / (workers * pos/s)``
 seconds in self-play and ``new samples * sample_reuse / learn/s`` seconds in the learner; the
@@ -29,10 +26,10 @@ from omegaconf import OmegaConf
 from rich.console import Console
 from rich.table import Table
 
-from training.alphazero import SelfPlayFactory
+from training.alphazero.algorithm import SelfPlayFactory
+from training.alphazero.selfplay import Round
 from training.learner import Learner, LearnerConfig
 from training.replay import ReplayBuffer, Samples
-from training.selfplay import Round
 from typedconfig import from_mapping
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -48,8 +45,8 @@ def recipe_config(name: str, overrides: list[str]) -> dict:
 def measure(config: dict, games: int, seed: int) -> dict:
     from models.nets import model_config
     from search.puct import SearchConfig
+    from training.alphazero.selfplay import SelfPlayConfig
     from training.rewards import RewardConfig
-    from training.selfplay import SelfPlayConfig
 
     algo = config["algo"]
     model = model_config(config["model"])
@@ -89,12 +86,7 @@ def main() -> None:
     for column in ("recipe", "variant", "pos/s", "sims/s", "learn/s", "learner share"):
         table.add_column(column, justify="left" if column in ("recipe", "variant") else "right")
     for name in args.recipes:
-        sims = recipe_config(name, [])["algo"]["search"]["simulations"]
-        variants = {"recipe": [],
-                    f"playout cap 25% x {2 * sims}, else {max(1, sims // 4)}": [
-                        "algo.selfplay.full_search_share=0.25",
-                        f"algo.search.simulations={2 * sims}",
-                        f"algo.selfplay.fast_simulations={max(1, sims // 4)}"]}
+        variants = {"recipe": []}
         for variant, overrides in variants.items():
             row = measure(recipe_config(name, overrides), args.games, args.seed)
             table.add_row(name, variant, f"{row['pos/s']:.1f}", f"{row['sims/s']:.0f}",

@@ -28,7 +28,7 @@ from agents import make_agent
 from agents.network import checkpoint_agent
 from envs.blockade.distances import race_distances as blockade_race_distances
 from models.checkpoint import load_checkpoint
-from training.run import run
+from training.launch import run
 
 SETTINGS = {
     "none": ["algo.rewards.adjudication=none", "algo.shaping.potential=none"],

@@ -1,6 +1,6 @@
 """Checkpoint files as the agents read them: the format's name and version, validated loading,
 and the network a checkpoint describes. Writing them (and the replay buffer beside them) is the
-trainer's, in ``training/checkpoint.py``.
+trainer's, in ``training/saving.py``.
 
 A checkpoint is one ``torch.save`` dict of plain data and tensors (so it loads with
 ``weights_only=True``: no code runs on load): ``format`` and ``version``, ``algo``, the full

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import copy
 import warnings
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 
 import numpy as np
 import torch
@@ -28,20 +27,6 @@ def inference_module(net: torch.nn.Module) -> torch.nn.Module:
             return torch.jit.optimize_for_inference(torch.jit.freeze(torch.jit.script(copied)))
         except Exception:  # noqa: BLE001 - any scripting failure: keep the eager module
             return copied
-
-
-@contextmanager
-def onednn(enabled: bool) -> Iterator[None]:
-    """oneDNN (mkldnn) convolutions on or off inside the block. For narrow convolutions (the
-    compact net's 25 -> 8 channels, 3x3) PyTorch's own CPU kernels run about 1.7x faster at batch
-    64 than oneDNN's, which reorders the weights on every call; for training and wide nets
-    oneDNN is the faster (benchmarks/rollout_speed.py)."""
-    previous = torch.backends.mkldnn.enabled
-    torch.backends.mkldnn.enabled = enabled
-    try:
-        yield
-    finally:
-        torch.backends.mkldnn.enabled = previous
 
 
 class NetworkEvaluator:

@@ -242,3 +242,9 @@ def build_network(obs_shape: tuple[int, ...], num_actions: int, num_players: int
         return ConvNet(obs_shape, num_actions, num_players, config, layout)
     raise ValueError(f"no network for observations of shape {obs_shape} (model kind "
                      f"{config.kind}): expected (C, H, W) planes or a flat vector")
+
+
+def network_for(game, encoder, config: ModelConfig) -> nn.Module:
+    """A network (fresh weights) for ``game`` observed through ``encoder``."""
+    return build_network(encoder.shape, game.num_actions, game.num_players, config,
+                         action_layout(encoder))

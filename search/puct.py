@@ -50,7 +50,7 @@ class SearchConfig:
     c_puct: Annotated[float, ">= 0"] = 1.5
     fpu_reduction: float = 0.0
     dirichlet_concentration: Annotated[float, "> 0"] = 10.0
-    dirichlet_fraction: float = 0.25
+    dirichlet_share: float = 0.25
     chance: str = "sample"
     root: str = "puct"
     gumbel_considered: int = 16
@@ -64,8 +64,8 @@ class SearchConfig:
             raise ValueError(f"search chance must be one of {CHANCE_MODES}, got {self.chance!r}")
         if self.root not in ROOT_MODES:
             raise ValueError(f"search root must be one of {ROOT_MODES}, got {self.root!r}")
-        if not 0.0 <= self.dirichlet_fraction <= 1.0:
-            raise ValueError(f"dirichlet_fraction must be in [0, 1], got {self.dirichlet_fraction}")
+        if not 0.0 <= self.dirichlet_share <= 1.0:
+            raise ValueError(f"dirichlet_share must be in [0, 1], got {self.dirichlet_share}")
         if self.gumbel_considered < 1:
             raise ValueError(f"gumbel_considered must be >= 1, got {self.gumbel_considered}")
 
@@ -254,10 +254,10 @@ class _Tree:
         if c.root == "gumbel":
             node.logits = np.log(node.priors)  # normalised: the priors' logits up to a constant
             self.gumbel = _GumbelRoot(node, c, self.simulations - 1, self.rng, self.add_noise)
-        elif self.add_noise and c.dirichlet_fraction > 0 and len(node.actions) > 1:
+        elif self.add_noise and c.dirichlet_share > 0 and len(node.actions) > 1:
             alpha = c.dirichlet_concentration / len(node.actions)
             noise = self.rng.dirichlet(np.full(len(node.actions), alpha))
-            node.priors = (1 - c.dirichlet_fraction) * node.priors + c.dirichlet_fraction * noise
+            node.priors = (1 - c.dirichlet_share) * node.priors + c.dirichlet_share * noise
 
     def _backup(self, path: list, value: np.ndarray) -> None:
         self.done += 1

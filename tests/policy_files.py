@@ -41,7 +41,7 @@ def tiny_checkpoint(path: Path, env_config: dict, seed: int = 0,
     from models.checkpoint import model_payload
     from models.features import make_encoder, resolve_features
     from models.nets import ModelConfig, action_layout, build_network
-    from training.checkpoint import save_checkpoint
+    from training.saving import save_checkpoint
     from typedconfig import from_mapping
 
     tiny = yaml.safe_load((ROOT / "configs" / "model" / "tiny.yaml").read_text())

@@ -1,7 +1,7 @@
 """A tiny game package in one module, to show that a game plugs in by its package alone: the
 engine contract of :mod:`envs.core` (``Game``, ``State``), an ``Encoder``, ``draw``, the
 PettingZoo ``env`` and the ``HOOKS`` that training asks for. ``env.name: tiny_race`` (this
-module's import path) trains it with ``training.run.run`` as ``train.py`` does.
+module's import path) trains it with ``training.launch.run`` as ``train.py`` does.
 
 The rules: 2 players race along a track of ``length`` squares, from square 0; whoever reaches
 the last square first wins. A turn is ``walk`` (one square) or ``roll`` (a chance node: a die

@@ -1,2 +1,4 @@
-"""Self-play training: the AlphaZero loop (:mod:`training.alphazero`) and the machinery any
-algorithm shares — typed configs, checkpoints, W&B logging, evaluation hooks and runners."""
+"""Self-play training: the shared loop (:mod:`training.trainer`) that runs an algorithm
+(:mod:`training.alphazero`, :mod:`training.ppo`), and what both share — runners, the
+opponent pool, rewards, the warm start and its learner, checkpoint files, evaluation during
+training, logging."""

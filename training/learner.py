@@ -1,10 +1,9 @@
-"""The learner: gradient steps on replay samples for a policy-value network.
+"""The learner: gradient steps on replay samples for a policy-value network (AlphaZero's, and
+the warm start's of both algorithms).
 
-Loss per sample: cross-entropy between the search's policy target and the network's policy
-over legal view actions (illegal logits masked out), plus ``value_weight`` times the mean
-squared error of the value vector. Weight decay is AdamW's. A sample whose policy target is all
-zeros has none (a fast search of playout-cap randomisation): the policy loss is the mean over the
-samples that have one, the value loss over all.
+Loss per sample: cross-entropy between the policy target (the search's or the teacher's) and
+the network's policy over legal view actions (illegal logits masked out), plus ``value_weight``
+times the mean squared error of the value vector. Weight decay is AdamW's.
 """
 
 from __future__ import annotations
@@ -87,8 +86,7 @@ class Learner:
             for x in (batch.obs, batch.mask, batch.policy, batch.value))
         logits, values = self.net(obs)
         log_p = masked_log_policy(logits, mask)
-        with_target = (target_policy.sum(dim=1) > 0).sum().clamp(min=1)
-        policy_loss = -(target_policy * log_p).sum() / with_target
+        policy_loss = -(target_policy * log_p).sum() / len(obs)
         value_loss = ((values - target_value) ** 2).mean()
         loss = policy_loss + self.config.value_weight * value_loss
         self.optimizer.zero_grad(set_to_none=True)
@@ -107,4 +105,3 @@ class Learner:
     def load_state_dict(self, state: dict) -> None:
         self.optimizer.load_state_dict(state["optimizer"])
         self.steps = int(state["steps"])
-        # An average switched on at resume starts from the latest weights with the next step.

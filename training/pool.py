@@ -6,7 +6,7 @@ to beat the current version, forgets how to beat older ones, and cycles). Drawin
 from a pool of past snapshots keeps old weaknesses punished. Schemes over the snapshots:
 
 - ``uniform``: every snapshot alike.
-- ``latest``: the newest snapshot gets ``latest_fraction`` of the mass, the rest share the
+- ``latest``: the newest snapshot gets ``latest_share`` of the mass, the rest share the
   remainder uniformly (OpenAI Five played 80% latest, 20% past).
 - ``prioritised``: weight ``p ** priority_power`` where ``p`` is how often the snapshot has
   beaten the learner lately (an exponential moving average of its game scores: 1 the learner
@@ -14,7 +14,7 @@ from a pool of past snapshots keeps old weaknesses punished. Schemes over the sn
   fictitious self-play": the learner spends its games on the opponents it still loses to.
 
 Baselines (agent specs such as ``heuristic`` or ``random``) are drawn with a fixed probability
-``baseline_fraction``, uniformly among them; their scores are tracked for logging alike.
+``baseline_share``, uniformly among them; their scores are tracked for logging alike.
 """
 
 from __future__ import annotations
@@ -31,11 +31,11 @@ class PoolConfig:
     scheme: str = "latest"
     capacity: int = 20
     snapshot_every: int = 5
-    latest_fraction: float = 0.5
+    latest_share: float = 0.5
     priority_power: float = 2.0
     score_decay: float = 0.05
     baselines: tuple[str, ...] = ()
-    baseline_fraction: float = 0.0
+    baseline_share: float = 0.0
 
     def __post_init__(self):
         if self.scheme not in SCHEMES:
@@ -44,13 +44,13 @@ class PoolConfig:
         if self.capacity < 1 or self.snapshot_every < 1:
             raise ValueError("pool.capacity and pool.snapshot_every must be >= 1, got "
                              f"{self.capacity} and {self.snapshot_every}")
-        for key in ("latest_fraction", "score_decay", "baseline_fraction"):
+        for key in ("latest_share", "score_decay", "baseline_share"):
             if not 0.0 <= getattr(self, key) <= 1.0:
                 raise ValueError(f"pool.{key} must be in [0, 1], got {getattr(self, key)}")
         if self.priority_power < 0:
             raise ValueError(f"pool.priority_power must be >= 0, got {self.priority_power}")
-        if self.baseline_fraction > 0 and not self.baselines:
-            raise ValueError("pool.baseline_fraction > 0 needs at least one pool.baselines spec")
+        if self.baseline_share > 0 and not self.baselines:
+            raise ValueError("pool.baseline_share > 0 needs at least one pool.baselines spec")
 
 
 @dataclass
@@ -96,8 +96,8 @@ class OpponentPool:
         if c.scheme == "uniform" or n == 1:
             return np.full(n, 1.0 / n)
         if c.scheme == "latest":
-            p = np.full(n, (1.0 - c.latest_fraction) / (n - 1))
-            p[-1] = c.latest_fraction
+            p = np.full(n, (1.0 - c.latest_share) / (n - 1))
+            p[-1] = c.latest_share
             return p
         weights = np.array([e.score for e in self.snapshots]) ** c.priority_power
         if weights.sum() <= 0:  # the learner beats everyone: fall back to uniform
@@ -105,7 +105,7 @@ class OpponentPool:
         return weights / weights.sum()
 
     def sample(self, rng: np.random.Generator) -> Entry:
-        if self.baselines and rng.random() < self.config.baseline_fraction:
+        if self.baselines and rng.random() < self.config.baseline_share:
             return self.baselines[int(rng.integers(len(self.baselines)))]
         p = self.probabilities()
         index = int(np.searchsorted(np.cumsum(p), rng.random() * p.sum(), side="right"))

@@ -1,23 +1,21 @@
 """``runner=ray``: self-play workers as Ray actors, the learner in this (the driver) process.
 
-The runner keeps training/runner.py's interface (``start_round``, ``submit``, ``collect``,
-``play``), so AlphaZero and PPO are the same code under every runner and an item (a game's
-seed, a PPO rollout shard) gives the same result everywhere:
+The runner keeps training/runner.py's interface (``start_round``, ``play``, ``close``), so
+AlphaZero and PPO are the same code under every runner and an item (a game's seed, a PPO
+rollout shard) gives the same result everywhere:
 
-- A round (the weights and what else the learner sends: training/selfplay.py's ``Round``,
-  training/rollout_shards.py's ``RolloutRound``) goes through Ray's object store once per
+- A round (the weights and what else the learner sends: training/alphazero/selfplay.py's
+  ``Round``, training/ppo/shards.py's ``RolloutRound``) goes through Ray's object store once per
   ``start_round`` (``ray.put``) under a version number. Each task carries the version and a
   reference to the round it was submitted with; an actor whose version differs fetches and
   loads them first, and every result names the version it was played with, so a result of
   other weights can never reach the learner unnoticed.
 - An iteration's items are cut into tasks of ``games_per_task`` items (games, or PPO's rollout
-  shards). ``submit`` gives every actor its first task; ``collect`` gives each actor that
-  finishes the next one and gathers results as they come (``ray.wait``), so a fast actor takes
-  more tasks instead of waiting for the slowest one. (So between the two calls, while
-  AlphaZero's pipelined learner trains, each actor plays one task: with the default
-  ``games_per_task``, an equal share, that is all of them.) The results still come back in
-  item order: the learner step needs the whole iteration's results (as with the local runner),
-  and the order fixes what it learns from.
+  shards). Every actor gets a first task; each actor that finishes gets the next one and
+  results are gathered as they come (``ray.wait``), so a fast actor takes more tasks instead
+  of waiting for the slowest one. The results still come back in item order: the learner
+  step needs the whole iteration's results (as with the local runner), and the order fixes
+  what it learns from.
 - A task returns only whole results (whole games, whole rollouts). An actor that dies (its
   process killed, its node lost) loses its task: the runner logs a line, counts the restart
   (``runner/restarts`` in W&B), starts a fresh actor and gives it the same items again, which
@@ -112,9 +110,12 @@ class RayRunner:
         size = self.config.games_per_task or -(-len(items) // self.config.workers)
         return [items[i:i + size] for i in range(0, len(items), size)]
 
-    def submit(self, items: list) -> RaySubmitted:
+    def play(self, items: list) -> list:
+        return self._collect(self._submit(items))
+
+    def _submit(self, items: list) -> RaySubmitted:
         if self.round_ref is None:
-            raise RuntimeError("RayRunner.submit before start_round: the actors have no weights")
+            raise RuntimeError("RayRunner.play before start_round: the actors have no weights")
         tasks = self.tasks(list(items))
         handle = RaySubmitted(self.version, self.round_ref, tasks, [None] * len(tasks),
                               deque(range(len(tasks))))
@@ -130,7 +131,7 @@ class RayRunner:
                 ref = actor.play.remote(handle.version, [handle.round_ref], handle.tasks[task])
                 handle.running[ref] = (index, actor, task)
 
-    def collect(self, handle: RaySubmitted) -> list:
+    def _collect(self, handle: RaySubmitted) -> list:
         ray = self.ray
         while handle.waiting or handle.running:
             self._dispatch(handle)
@@ -148,11 +149,8 @@ class RayRunner:
                 handle.results[task] = results
         return [result for part in handle.results for result in part]
 
-    def play(self, items: list) -> list:
-        return self.collect(self.submit(items))
-
     def _replace(self, index: int, actor, error: Exception) -> None:
-        """A fresh actor in place of a dead one (unless another collect has replaced it)."""
+        """A fresh actor in place of a dead one (unless it was replaced already)."""
         if self.actors[index] is not actor:
             return
         self.restarts += 1

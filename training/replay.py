@@ -103,7 +103,7 @@ class ReplayBuffer:
                                  f"this run needs {target.shape[1:]}")
             target[:n] = array
         self.size = n
-        self.pinned = int(state.get("pinned", 0))  # checkpoints before pinning: none
+        self.pinned = int(state["pinned"])
         # Keep the ring's write position when the capacity is unchanged (exact resume).
         self.added = (int(state["added"]) if int(state["capacity"]) == self.capacity
                       else n - self.pinned)

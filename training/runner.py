@@ -1,20 +1,16 @@
 """Runners move work between the learner and self-play workers through a narrow interface:
 
     runner.start_round(work_round)    # the learner's latest (weights, ...), to every worker
-    handle = runner.submit(items)     # work items, played with the round started last
-    results = runner.collect(handle)  # one result per item, in item order (waits for them)
-    results = runner.play(items)      # the two at once
+    results = runner.play(items)      # one result per item, in item order, played with it
+    runner.close()                    # the workers end
 
 An item is what a worker plays and a result what it returns for it: AlphaZero's are game seeds
-and finished games (training/selfplay.py), PPO's rollout shards and their transitions
-(training/rollout_shards.py). Between ``submit`` and ``collect`` the caller is free
-(AlphaZero's ``algo.pipeline`` trains the learner meanwhile); a later ``start_round`` does not
-change items already submitted. ``close`` ends the workers at once, abandoning items submitted
-and not collected.
+and finished games (training/alphazero/selfplay.py), PPO's rollout shards and their transitions
+(training/ppo/shards.py).
 
 A worker is any object with ``start_round(work_round)`` and ``play(items)``, built by a
-picklable factory (the round is plain data: training/selfplay.py's ``Round``,
-training/rollout_shards.py's ``RolloutRound``). Because a result depends only on its item and
+picklable factory (the round is plain data: training/alphazero/selfplay.py's ``Round``,
+training/ppo/shards.py's ``RolloutRound``). Because a result depends only on its item and
 the round, every runner returns the same results for the same items; a distributed runner
 (remote workers, a queue) only has to keep that interface. ``local`` runs the worker in this
 process; ``processes`` splits the items over worker processes (one torch thread each), which
@@ -29,8 +25,8 @@ import signal
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field
-from typing import Annotated, Any, Protocol
+from dataclasses import dataclass
+from typing import Annotated, Protocol
 
 import torch
 
@@ -69,30 +65,18 @@ class RunnerConfig:
 
 
 class LocalRunner:
-    """The worker in this process: ``collect`` plays the items (nothing runs in between)."""
+    """The worker in this process."""
 
     restarts = 0  # workers replaced after dying: none here, a dead local worker is the run
 
     def __init__(self, make_worker: Callable[[], Worker]):
         self.worker = make_worker()
-        self.round = None
-        self.loaded = None  # the round the worker holds
 
     def start_round(self, work_round) -> None:
-        self.round = work_round
-
-    def submit(self, items: list) -> tuple:
-        return self.round, list(items)
-
-    def collect(self, handle: tuple) -> list:
-        work_round, items = handle
-        if work_round is not self.loaded:
-            self.worker.start_round(work_round)
-            self.loaded = work_round
-        return self.worker.play(items)
+        self.worker.start_round(work_round)
 
     def play(self, items: list) -> list:
-        return self.collect(self.submit(items))
+        return self.worker.play(list(items))
 
     def close(self) -> None:
         pass
@@ -113,31 +97,11 @@ def _play_chunk(work_round, items: list) -> list:
     return _WORKER.play(items)
 
 
-@dataclass
-class Submitted:
-    """Items sent to a :class:`ProcessRunner`: their round and chunks of items, the results
-    back so far and the futures of the others in ``pool`` (the pool they were sent to)."""
-
-    round: Any
-    chunks: list[list]
-    results: dict[int, list] = field(default_factory=dict)
-    futures: dict[int, Future] = field(default_factory=dict)
-    pool: ProcessPoolExecutor | None = None
-
-
-def _keep_finished(handle: Submitted) -> None:
-    """The results of ``handle``'s chunks that finished before their pool broke."""
-    for index, future in handle.futures.items():
-        if future.done() and not future.cancelled() and future.exception() is None:
-            handle.results[index] = future.result()
-
-
 class ProcessRunner:
     """Self-play in a pool of worker processes. A worker that dies (killed, or a SIGTERM sent to
     the run's whole process group, as job schedulers do) breaks the pool: a new pool replaces it
-    and the chunks of items that had not come back are played again, also those submitted
-    before the break and collected after it, so every item comes back complete and the results
-    are the same as if nothing had happened."""
+    and the chunks of items that had not come back are played again, so every item comes back
+    complete and the results are the same as if nothing had happened."""
 
     def __init__(self, make_worker: Callable[[], Worker], workers: int, torch_threads: int,
                  max_restarts: int):
@@ -155,41 +119,27 @@ class ProcessRunner:
     def start_round(self, work_round) -> None:
         self.round = work_round
 
-    def submit(self, items: list) -> Submitted:
+    def play(self, items: list) -> list:
+        """The items in ``workers`` chunks, one per worker; the chunks a broken pool loses are
+        played again by a new one."""
         items = list(items)
         size = -(-len(items) // self.workers)
-        handle = Submitted(self.round, [items[i:i + size] for i in range(0, len(items), size)])
-        try:
-            self._send(handle)
-        except BrokenProcessPool:  # a pool broken while idle fails already at submit
-            handle.pool = None  # collect replaces it and sends the chunks again
-        return handle
-
-    def _send(self, handle: Submitted) -> None:
-        """The chunks of ``handle`` without a result, to the current pool."""
-        _keep_finished(handle)
-        handle.pool, handle.futures = self.pool, {}
-        for index, chunk in enumerate(handle.chunks):
-            if index not in handle.results:
-                handle.futures[index] = self.pool.submit(_play_chunk, handle.round, chunk)
-
-    def collect(self, handle: Submitted) -> list:
-        while len(handle.results) < len(handle.chunks):
+        chunks = [items[i:i + size] for i in range(0, len(items), size)]
+        results: dict[int, list] = {}
+        while len(results) < len(chunks):
+            futures: dict[int, Future] = {}
             try:
-                if handle.pool is not self.pool:  # sent to a pool that broke since
-                    self._send(handle)
-                for index, future in handle.futures.items():
-                    handle.results[index] = future.result()
+                for index, chunk in enumerate(chunks):
+                    if index not in results:
+                        futures[index] = self.pool.submit(_play_chunk, self.round, chunk)
+                for index, future in futures.items():
+                    results[index] = future.result()
             except BrokenProcessPool:
-                _keep_finished(handle)
-                if handle.pool is self.pool:  # else another collect has replaced it already
-                    self._replace_pool(len(handle.chunks) - len(handle.results))
-        handle.futures = {}
-        return [result for index in range(len(handle.chunks))
-                for result in handle.results[index]]
-
-    def play(self, items: list) -> list:
-        return self.collect(self.submit(items))
+                for index, future in futures.items():  # chunks done before the pool broke
+                    if future.done() and not future.cancelled() and future.exception() is None:
+                        results[index] = future.result()
+                self._replace_pool(len(chunks) - len(results))
+        return [result for index in range(len(chunks)) for result in results[index]]
 
     def _replace_pool(self, lost_chunks: int) -> None:
         self.pool.shutdown(wait=True)

@@ -1,9 +1,10 @@
-"""The loop every algorithm shares. An algorithm (training/alphazero.py, training/ppo.py) brings
-its training state and one step, :meth:`Algorithm.iteration`; this module runs it:
+"""The loop every algorithm shares. An algorithm (training/alphazero/, training/ppo/) brings
+its training state and one step, :meth:`training.algorithm.Algorithm.iteration`; this module
+runs it:
 
     algorithm.start()                      # once per run (a warm start), then a checkpoint
     until algo.iterations or algo.time_limit_minutes is reached:
-        stats = algorithm.iteration(number, progress)
+        step = algorithm.iteration(number, progress)
         every eval.every iterations:       the trained policy against eval.opponents (arena),
                                            its rating against them (fixed anchors) and
                                            learning_curve.png
@@ -27,28 +28,16 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, Protocol
 
 import numpy as np
 import torch
 
-import envs
 from arena.media import best_effort
 from arena.report import ProgressLine
-from models.checkpoint import git_commit, model_payload
-from models.features import make_encoder
-from models.nets import action_layout, build_network, model_config
-from training.checkpoint import (
-    load_replay,
-    remove_stale_temporaries,
-    replay_path,
-    save_checkpoint,
-    save_replay,
-)
+from models.checkpoint import git_commit
+from training.algorithm import Algorithm, Step
 from training.curve import write_learning_curve
-from training.device import learner_device, learner_net
 from training.evaluation import (
-    TrainingEvalConfig,
     anchor_ratings,
     evaluate,
     match_games,
@@ -58,109 +47,34 @@ from training.evaluation import (
     win_rate_parts,
 )
 from training.logging import RunLogger
-from training.runner import RunnerConfig
-from typedconfig import from_mapping
+from training.saving import (
+    load_replay,
+    remove_stale_temporaries,
+    replay_path,
+    save_checkpoint,
+    save_replay,
+)
 
 INTERRUPTED_EXIT_CODE = 130
 
 
-@dataclass(frozen=True)
-class CheckpointConfig:
-    every: Annotated[int, ">= 1"] = 5
-
-
-@dataclass(frozen=True)
-class LoopConfig:
-    """What this loop reads of every algorithm's ``algo`` config: its name, the limits, the
-    console, evaluation and checkpoint cadences. An algorithm's config extends it, giving
-    ``name``, ``iterations`` and ``console_every`` its own defaults."""
-
-    name: str
-    iterations: Annotated[int, ">= 1"] | None
-    console_every: Annotated[int, ">= 0"]
-    time_limit_minutes: Annotated[float, "> 0"] | None = None
-    eval: TrainingEvalConfig = field(default_factory=TrainingEvalConfig)
-    checkpoint: CheckpointConfig = field(default_factory=CheckpointConfig)
-
-    def __post_init__(self):
-        name = next(f.default for f in dataclasses.fields(self) if f.name == "name")
-        if self.name != name:
-            raise ValueError(f"{type(self).__name__} is for algo.name={name}, got {self.name!r}")
-        if self.iterations is None and self.time_limit_minutes is None:
-            raise ValueError("config algo.iterations and algo.time_limit_minutes are both null: "
-                             "give at least one limit")
-
-
 @dataclass
 class TrainResult:
-    checkpoint: Path
-    counters: dict
+    checkpoint: Path | None
+    counters: dict  # the loop's (iteration, seconds, started) and the algorithm's own
     final_eval: dict  # opponent -> arena MatchResult ({} when evaluation is off or stopped)
     history: list[dict] = field(default_factory=list)  # per-iteration scalars
     interrupted: bool = False
 
 
-class Algorithm(Protocol):
-    """What the loop needs of an algorithm. ``counters`` holds at least ``iteration``,
-    ``seconds`` and ``started`` (the loop keeps those) beside the algorithm's own counts."""
+@dataclass
+class LoopCounters:
+    """What the loop counts: iterations done, seconds of work (warm start, iterations and
+    periodic evaluations; not the final evaluation) and whether the warm start ran."""
 
-    name: str
-    Config: type         # its ``algo`` config dataclass (checked before a run starts)
-    game: Any
-    config: dict         # the run's full config, saved in every checkpoint
-    algo: Any            # its typed ``algo`` config: iterations, time_limit_minutes,
-                         # console_every, eval, checkpoint and its own settings
-    counters: dict
-    device: torch.device  # where the learner's gradient steps run (runner.learner_device)
-
-    def start(self) -> dict: ...                    # once per run, before iteration 1
-    def iteration(self, number: int, progress: float) -> dict: ...
-    def progress_parts(self, stats: dict) -> list[str]: ...   # its part of the console line
-    def acting(self): ...                           # how its agent plays (agents.network)
-    def agent(self): ...                            # the trained agent (a NetworkAgent)
-    def model(self) -> dict: ...                    # checkpoint.model_payload of its network
-    def state_dict(self) -> dict: ...               # the rest of what a resume needs
-    def load_state_dict(self, payload: dict) -> None: ...
-    def replay_state(self) -> dict | None: ...      # bulky data saved beside the checkpoint
-    def load_replay_state(self, state: dict) -> None: ...
-    def sample_game(self) -> list[int] | None: ...  # actions of a recent game, for a GIF
-    def close(self) -> None: ...                    # after the last iteration (and again at exit)
-
-
-class NetworkAlgorithm:
-    """What the algorithms here start from: the run's config read into the typed ``algo``
-    (the subclass's ``Config``), ``model_config`` and ``runner_config``, the game and its
-    encoder, and the network, its initial weights drawn from the run's seed; ``model()`` is the
-    network's part of a checkpoint. ``net`` stays on the CPU (self-play, evaluation,
-    checkpoints); the learner trains ``learning.trained`` on ``device`` and calls
-    ``learning.sync()`` after each training call (training/device.py). A subclass adds its own
-    state and the rest of :class:`Algorithm`."""
-
-    name: str
-    Config: type
-
-    def __init__(self, config: dict):
-        self.config = config
-        self.algo = from_mapping(self.Config, config["algo"], "algo")
-        self.model_config = model_config(config["model"])
-        self.runner_config = from_mapping(RunnerConfig, config["runner"], "runner")
-        self.device = learner_device(self.runner_config.learner_device)
-        self.env_config = dict(config["env"])
-        self.seed = int(config["seed"])
-        self.game = envs.make_game(self.env_config)
-        self.encoder = make_encoder(self.game, self.model_config.features)
-        torch.manual_seed(self.seed)
-        self.net = self.make_net()
-        self.learning = learner_net(self.net, self.device)
-
-    def make_net(self) -> torch.nn.Module:
-        """A network of the run's shape (fresh weights)."""
-        return build_network(self.encoder.shape, self.game.num_actions, self.game.num_players,
-                             self.model_config, action_layout(self.encoder))
-
-    def model(self) -> dict:
-        return model_payload(self.net, self.encoder, self.game.num_actions,
-                             self.game.num_players, self.model_config)
+    iteration: int = 0
+    seconds: float = 0.0
+    started: bool = False
 
 
 class Interrupted(Exception):
@@ -222,27 +136,46 @@ def limits_text(algo) -> str:
     return " or ".join(parts) + (", whichever comes first" if len(parts) == 2 else "")
 
 
-def progress(algo, counters: dict) -> float:
+def run_progress(algo, loop: LoopCounters) -> float:
     """The share of the run done, in [0, 1]: by iterations when they are limited, else by
     time (so a time-only run anneals over its budget)."""
     if algo.iterations is not None:
-        return min(1.0, counters["iteration"] / algo.iterations)
-    return min(1.0, counters["seconds"] / (60 * algo.time_limit_minutes))
+        return min(1.0, loop.iteration / algo.iterations)
+    return min(1.0, loop.seconds / (60 * algo.time_limit_minutes))
 
 
-def limit_reached(algo, counters: dict) -> bool:
-    return ((algo.iterations is not None and counters["iteration"] >= algo.iterations)
+def limit_reached(algo, loop: LoopCounters) -> bool:
+    return ((algo.iterations is not None and loop.iteration >= algo.iterations)
             or (algo.time_limit_minutes is not None
-                and counters["seconds"] >= 60 * algo.time_limit_minutes))
+                and loop.seconds >= 60 * algo.time_limit_minutes))
 
 
-def _scalars(stats: dict) -> dict:
-    return {k: float(v) for k, v in stats.items() if isinstance(v, (int, float, np.number))}
+def progress_parts(algo, loop: LoopCounters) -> list[str]:
+    """The iteration, the minutes and the time left, each against the limit expected to end
+    the run (``iter 12/200`` when the iterations will, ``3.2/10 min`` when the time will)."""
+    minutes = loop.seconds / 60
+    by_time = (None if algo.time_limit_minutes is None
+               else 60 * algo.time_limit_minutes - loop.seconds)
+    by_iterations = (None if algo.iterations is None
+                     else loop.seconds / loop.iteration * (algo.iterations - loop.iteration))
+    iterations_end_it = by_time is None or (by_iterations is not None
+                                            and by_iterations <= by_time)
+    parts = [f"iter {loop.iteration}" + (f"/{algo.iterations}" if iterations_end_it else ""),
+             f"{minutes:.1f} min" if iterations_end_it
+             else f"{minutes:.1f}/{algo.time_limit_minutes:g} min"]
+    left = by_iterations if iterations_end_it else by_time
+    if left > 0:
+        parts.append(f"~{left / 60:.1f} min left")
+    return parts
+
+
+def scalars(metrics: dict) -> dict:
+    return {k: float(v) for k, v in metrics.items() if isinstance(v, (int, float, np.number))}
 
 
 class Trainer:
-    """Runs an :class:`Algorithm` in ``run_dir``; ``resume`` is a loaded checkpoint (and
-    ``resume_path`` where it lies, for its replay file)."""
+    """Runs an :class:`training.algorithm.Algorithm` in ``run_dir``; ``resume`` is a loaded
+    checkpoint (and ``resume_path`` where it lies, for its replay file)."""
 
     def __init__(self, algorithm: Algorithm, run_dir: str | Path, logger: RunLogger,
                  resume: dict | None = None, resume_path: str | Path | None = None,
@@ -255,127 +188,154 @@ class Trainer:
         self.commit = git_commit()  # of the code that writes the checkpoints
         self.logger = logger
         self.say = say
+        self.loop = LoopCounters()
         self.history: list[dict] = []
         self.anchors: dict[str, float] = {}  # Elo of the evaluation's anchors, fixed for the run
         self.stop = StopRequest()
         if resume is not None:
             algorithm.load_state_dict(resume)
-            self.history = list(resume.get("history") or [])
-            self.anchors = dict(resume.get("anchors") or {})
+            self.loop = LoopCounters(**{f.name: resume["counters"][f.name]
+                                        for f in dataclasses.fields(LoopCounters)})
+            self.history = list(resume["history"])
+            self.anchors = dict(resume["anchors"])
             torch.set_rng_state(resume["rng"]["torch"])
             self._restore_replay(Path(resume_path))
 
     def _restore_replay(self, checkpoint: Path) -> None:
         remove_stale_temporaries(checkpoint)
-        path = replay_path(checkpoint)
-        iteration = self.algorithm.counters["iteration"]
-        if self.algorithm.replay_state() is None:
+        if not hasattr(self.algorithm, "replay_state") or self.algorithm.replay_state() is None:
             return
-        state = load_replay(path, iteration) if path.is_file() else None
+        path = replay_path(checkpoint)
+        state = load_replay(path, self.loop.iteration) if path.is_file() else None
         if state is None:
-            self.say(f"warning: no replay buffer of iteration {iteration} at {path}: resuming "
-                     "with an empty buffer (the run goes on, but not exactly as it would have)")
+            self.say(f"warning: no replay buffer of iteration {self.loop.iteration} at {path}: "
+                     "resuming with an empty buffer (the run goes on, but not exactly as it "
+                     "would have)")
             return
         self.algorithm.load_replay_state(state)
+
+    def counters(self) -> dict:
+        return {**dataclasses.asdict(self.loop), **self.algorithm.counters}
 
     def payload(self) -> dict:
         a = self.algorithm
         return {"algo": a.name, "config": a.config, "env_config": a.config["env"],
                 "model": a.model(), "acting": a.acting().to_dict(),
-                "counters": dict(a.counters), "history": self.history,
+                "counters": self.counters(), "history": self.history,
                 "anchors": self.anchors, "commit": self.commit,
                 "state": a.state_dict(), "rng": {"torch": torch.get_rng_state()}}
 
     def save(self) -> Path:
-        replay = self.algorithm.replay_state()
+        replay = self.algorithm.replay_state() if hasattr(self.algorithm, "replay_state") \
+            else None
         if replay is not None:
-            save_replay(replay_path(self.checkpoint), self.algorithm.counters["iteration"],
-                        replay)
+            save_replay(replay_path(self.checkpoint), self.loop.iteration, replay)
         return save_checkpoint(self.checkpoint, self.payload())
 
     def run(self) -> TrainResult:
-        a, algo, c = self.algorithm, self.algo, self.algorithm.counters
         with self.stop:
             try:
-                return self._run(a, algo, c)
+                return self._run()
             except Interrupted:
-                saved = self.checkpoint.is_file() and c["started"]
+                saved = self.checkpoint.is_file() and self.loop.started
                 self.say(f"interrupted: checkpoint {self.checkpoint} (resume with python "
                          f"train.py resume={self.checkpoint})" if saved else
                          "interrupted during the warm start: nothing was saved")
-                return TrainResult(self.checkpoint if saved else None, dict(c), {},
-                                   self.history, interrupted=True)
+                return self._result({}, interrupted=True, saved=saved)
             finally:
-                a.close()
+                self.algorithm.close()
 
-    def _run(self, a: Algorithm, algo, c: dict) -> TrainResult:
-        if c["iteration"]:
-            self.say(f"resuming at iteration {c['iteration']} ({c['seconds'] / 60:.1f} min): "
-                     f"runs to {limits_text(algo)}")
-        if not c["started"]:
-            self.stop.at_once = True
-            start = time.perf_counter()
-            stats = a.start()
-            c["seconds"] += time.perf_counter() - start
-            c["started"] = True
-            self.stop.at_once = False
-            self.logger.log(stats, step=0)
-            self.save()
-        elif limit_reached(algo, c):
+    def _result(self, final: dict, interrupted: bool = False, saved: bool = True
+                ) -> TrainResult:
+        return TrainResult(self.checkpoint if saved else None, self.counters(), final,
+                           self.history, interrupted)
+
+    def _run(self) -> TrainResult:
+        algo = self.algo
+        if self.loop.iteration:
+            self.say(f"resuming at iteration {self.loop.iteration} "
+                     f"({self.loop.seconds / 60:.1f} min): runs to {limits_text(algo)}")
+        if not self.loop.started:
+            self._start()
+        elif limit_reached(algo, self.loop):
             self.say(f"the checkpoint already reached its limit ({limits_text(algo)}); give a "
                      "higher algo.iterations or algo.time_limit_minutes to go on")
-            return TrainResult(self.checkpoint, dict(c), {}, self.history)
+            return self._result({})
         last = False
         while not last:  # at least one iteration: a limit stops after the iteration crossing it
-            start = time.perf_counter()
-            number = c["iteration"] + 1
-            stats = a.iteration(number, progress(algo, c))
-            c["iteration"] = number
-            evaluated = algo.eval.enabled and algo.eval.every and number % algo.eval.every == 0
-            if evaluated:
-                stats.update(self._evaluate(number))
-            c["seconds"] += time.perf_counter() - start
-            stats["time/minutes"] = c["seconds"] / 60
-            self.history.append({"iteration": number, **_scalars(stats)})
-            if evaluated:
-                self._draw_curve()
-            self.logger.log(stats, step=number)
-            last = limit_reached(algo, c) or self.stop.requested
+            step = self._iteration(self.loop.iteration + 1)
+            number = self.loop.iteration
+            last = limit_reached(algo, self.loop) or self.stop.requested
             if last or (algo.console_every and number % algo.console_every == 0):
-                self.say(self._progress_line(stats, number))
+                self.say(" | ".join(progress_parts(algo, self.loop) + step.console
+                                    + win_rate_parts(step.metrics)))
             if last or number % algo.checkpoint.every == 0:
                 self.save()
-        # Pipelined self-play has the next iteration's games in flight: they stop here (the
-        # checkpoint holds them) instead of slowing the final evaluation down.
-        a.close()
+        self.algorithm.close()  # the workers are not needed for the final evaluation
         if self.stop.requested:
-            self.say(f"stopped at iteration {c['iteration']}: checkpoint {self.checkpoint} "
+            self.say(f"stopped at iteration {number}: checkpoint {self.checkpoint} "
                      f"(resume with python train.py resume={self.checkpoint})")
-            return TrainResult(self.checkpoint, dict(c), {}, self.history, interrupted=True)
-        final = {}
-        if algo.eval.enabled and algo.eval.final_games:
-            self.stop.at_once = True
-            games = match_games(algo.eval.final_games, a.game.num_players)
-            final = evaluate(a.agent(), a.config["env"], algo.eval.final_opponents,
-                             algo.eval.final_games, algo.eval.seed + 1,
-                             ProgressLine("final evaluation",
-                                          games * len(algo.eval.final_opponents)),
-                             algo.eval.batch_games)
-            self.stop.at_once = False
-            final_metrics = {**metrics(final, prefix="final"),
-                             **rating_metrics(trained_rating(
-                                 final, {**algo.eval.anchor_ratings, **self.anchors}), "final")}
-            self.logger.log(final_metrics, step=c["iteration"])
-            self.logger.summary(final_metrics)
-            self._draw_curve({**final_metrics, "games": games,
-                              "time/minutes": c["seconds"] / 60})
-            self.final_file.write_text(json.dumps(
-                {"iteration": c["iteration"], "minutes": c["seconds"] / 60, "games": games,
-                 "seed": algo.eval.seed + 1, "opponents": list(algo.eval.final_opponents),
-                 "metrics": final_metrics}, indent=1))
-        self.logger.log_checkpoint(self.checkpoint, f"{a.game.name}-{a.name}",
-                                   {"iteration": c["iteration"]})
-        return TrainResult(self.checkpoint, dict(c), final, self.history)
+            return self._result({}, interrupted=True)
+        final = self._final_evaluation()
+        self.logger.log_checkpoint(self.checkpoint, f"{self.algorithm.game.name}-"
+                                   f"{self.algorithm.name}", {"iteration": number})
+        return self._result(final)
+
+    def _start(self) -> None:
+        """The algorithm's warm start (a Ctrl-C stops it at once: nothing to keep yet), then
+        the first checkpoint."""
+        self.stop.at_once = True
+        start = time.perf_counter()
+        metrics = self.algorithm.start()
+        self.loop.seconds += time.perf_counter() - start
+        self.loop.started = True
+        self.stop.at_once = False
+        self.logger.log(metrics, step=0)
+        self.save()
+
+    def _iteration(self, number: int) -> Step:
+        """Iteration ``number``, its periodic evaluation when one is due, its history entry
+        and its metrics logged."""
+        eval_config = self.algo.eval
+        start = time.perf_counter()
+        step = self.algorithm.iteration(number, run_progress(self.algo, self.loop))
+        self.loop.iteration = number
+        evaluated = eval_config.enabled and eval_config.every and number % eval_config.every == 0
+        if evaluated:
+            step.metrics.update(self._evaluate(number))
+        self.loop.seconds += time.perf_counter() - start
+        step.metrics["time/minutes"] = self.loop.seconds / 60
+        self.history.append({"iteration": number, **scalars(step.metrics)})
+        if evaluated:
+            self._draw_curve()
+        self.logger.log(step.metrics, step=number)
+        return step
+
+    def _final_evaluation(self) -> dict:
+        """The trained agent against ``eval.final_opponents`` (a Ctrl-C stops it at once: the
+        checkpoint is written), into final_evaluation.json, W&B's summary and the curve."""
+        a, config = self.algorithm, self.algo.eval
+        if not (config.enabled and config.final_games):
+            return {}
+        self.stop.at_once = True
+        games = match_games(config.final_games, a.game.num_players)
+        final = evaluate(a.agent(), a.config["env"], config.final_opponents, config.final_games,
+                         config.seed + 1,
+                         ProgressLine("final evaluation", games * len(config.final_opponents)),
+                         config.batch_games)
+        self.stop.at_once = False
+        final_metrics = {**metrics(final, prefix="final"),
+                         **rating_metrics(trained_rating(
+                             final, {**config.anchor_ratings, **self.anchors}), "final")}
+        self.logger.log(final_metrics, step=self.loop.iteration)
+        self.logger.summary(final_metrics)
+        self._draw_curve({**final_metrics, "games": games,
+                          "time/minutes": self.loop.seconds / 60})
+        self.final_file.write_text(json.dumps(
+            {"iteration": self.loop.iteration, "minutes": self.loop.seconds / 60,
+             "games": games, "seed": config.seed + 1, "opponents": list(config.final_opponents),
+             "metrics": final_metrics}, indent=1))
+        return final
 
     def _draw_curve(self, final: dict | None = None) -> None:
         """Redraw learning_curve.png (a failure to draw only warns: the run goes on)."""
@@ -389,19 +349,8 @@ class Trainer:
         self.anchors = anchor_ratings(a.config["env"], config, self.anchors, self.say)
         results = evaluate(a.agent(), a.config["env"], config.opponents, config.games,
                            config.seed, batch_games=config.batch_games)
-        actions = a.sample_game()
+        actions = a.sample_game() if hasattr(a, "sample_game") else None
         if actions:
             self.logger.log_game(f"games/{a.name}", lambda: game_frames(a.game, actions),
                                  step=number)
         return {**metrics(results), **rating_metrics(trained_rating(results, self.anchors))}
-
-    def _progress_line(self, stats: dict, number: int) -> str:
-        algo, seconds = self.algo, self.algorithm.counters["seconds"]
-        total = f"/{algo.iterations}" if algo.iterations is not None else ""
-        parts = [f"iter {number}{total}", f"{stats['time/minutes']:.1f} min"]
-        left = [60 * algo.time_limit_minutes - seconds] if algo.time_limit_minutes else []
-        if algo.iterations is not None:
-            left.append(seconds / number * (algo.iterations - number))
-        if min(left) > 0:
-            parts.append(f"~{min(left) / 60:.1f} min left")
-        return " | ".join(parts + self.algorithm.progress_parts(stats) + win_rate_parts(stats))

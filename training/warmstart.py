@@ -14,32 +14,36 @@ teacher knows while self-play's own targets are still noisy).
 
 Then, with ``student_games``, the student round: the warm-started network plays that many games
 against the opponent, its decisions labelled by the teacher (DAgger), and the learner takes
-``student_steps`` more steps on all the samples.
+``student_steps`` more steps on all the samples. :func:`warm_start` runs both rounds, for
+AlphaZero (into its replay buffer) and PPO (on a buffer of the warm start's own).
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
+from arena.report import ProgressLine
 from envs.core import sample_chance
 from models.evaluator import ViewMaps
-from training.replay import Samples
+from training.learner import Learner
+from training.replay import ReplayBuffer, Samples
 from training.rewards import Outcomes
 
 
 @dataclass(frozen=True)
 class WarmStartConfig:
-    games: int = 0
-    steps: int = 200
-    teacher: str = "heuristic"
-    opponent: str = "random"
-    max_moves: int | None = None
-    keep: bool = False
-    student_games: int = 0
-    student_steps: int = 0
+    games: int = 0  # teacher-vs-opponent games labelled by the teacher; 0 = no warm start
+    steps: int = 200  # learner steps on their samples
+    teacher: str = "heuristic"  # agent spec whose choices are the policy targets
+    opponent: str = "random"  # agent spec of the other seats
+    max_moves: int | None = None  # cut a game after this many decisions (null = to its end)
+    keep: bool = False  # pin the teacher's samples in the replay buffer for the whole run
+    student_games: int = 0  # then games of the network against the opponent, teacher-labelled
+    student_steps: int = 0  # learner steps after them
 
     def __post_init__(self):
         if min(self.games, self.steps, self.student_games, self.student_steps) < 0:
@@ -112,3 +116,38 @@ def teacher_samples(game, encoder, config: WarmStartConfig, outcomes: Outcomes,
         values = values.astype(np.float32)
         parts.append(Samples(np.stack(obs), np.stack(masks), np.stack(policies), values))
     return Samples.concat(parts)
+
+
+def warm_start(config: WarmStartConfig, game, encoder, outcomes: Outcomes, seed: int,
+               learner: Learner, replay: ReplayBuffer | None, rng: np.random.Generator,
+               sync: Callable[[], None], student: Callable[[], object] | None = None) -> dict:
+    """The teacher round (``config.games`` games, ``config.steps`` learner steps) and, with
+    ``config.student_games``, the student round (``student()``, the agent of the network as
+    trained so far, plays; ``config.student_steps`` steps): samples into ``replay`` (pinned
+    with ``config.keep``; ``None``: a buffer of just these samples), ``learner`` steps drawn by
+    ``rng``, then ``sync()`` (the learner's weights to the network that plays). Returns the
+    last round's learner metrics (``warm_start/...``); ``{}`` without a warm start."""
+    if not config.games:
+        return {}
+    start = time.perf_counter()
+    print(f"warm start: {config.games} {config.teacher} vs {config.opponent} games first; "
+          "nothing is saved until it ends", flush=True)
+    rounds = [("teacher", config.games, config.steps)]
+    if config.student_games:
+        rounds.append(("student", config.student_games, config.student_steps))
+    for player, games, steps in rounds:
+        agent = student() if player == "student" else None
+        samples = teacher_samples(game, encoder, config, outcomes, seed, student=agent,
+                                  progress=ProgressLine(f"warm start ({player})", games))
+        buffer = replay if replay is not None else ReplayBuffer(
+            len(samples), encoder.shape, game.num_actions, game.num_players)
+        buffer.add(samples)
+        if config.keep:
+            buffer.pin()
+        metrics = learner.train(buffer, steps, rng)
+        sync()
+        who = config.teacher if agent is None else "network"
+        print(f"warm start: {games} {who} vs {config.opponent} games labelled by "
+              f"{config.teacher}, {len(samples)} samples, {steps} steps, "
+              f"{time.perf_counter() - start:.0f} s", flush=True)
+    return {f"warm_start/{k}": v for k, v in metrics.items()}

@@ -107,7 +107,7 @@ def test_the_cli_reports_bad_input_as_one_line(tmp_path):
 @pytest.fixture(scope="module")
 def nobles_checkpoint(tmp_path_factory):
     """An untrained but complete checkpoint for 2-player Nobles, written by the training code."""
-    checkpoint = pytest.importorskip("training.checkpoint")
+    checkpoint = pytest.importorskip("training.saving")
     from envs.nobles import Encoder
     from models.checkpoint import model_payload
     from models.nets import ModelConfig, build_network

@@ -186,7 +186,7 @@ def test_search_leaves_states_untouched_and_rejects_chance_roots():
 
 
 @pytest.mark.parametrize("bad", [dict(simulations=0), dict(chance="mean"), dict(root="alpha"),
-                                 dict(dirichlet_fraction=1.5)])
+                                 dict(dirichlet_share=1.5)])
 def test_bad_config_is_a_clear_error(bad):
     with pytest.raises(ValueError, match=next(iter(bad))):
         SearchConfig(**bad)

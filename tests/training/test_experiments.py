@@ -7,7 +7,7 @@ import pytest
 from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 
-from training.run import check_config, run
+from training.launch import check_config, run
 
 ROOT = Path(__file__).resolve().parents[2]
 EXPERIMENTS = sorted(p.stem for p in (ROOT / "configs" / "experiment").glob("*.yaml"))
@@ -36,12 +36,10 @@ def test_every_experiment_composes_and_passes_the_config_check(tmp_path, name):
 
 def test_a_recipe_trains_end_to_end_on_a_tiny_budget(tmp_path):
     """nobles_4p, the recipe with the most small-budget techniques on (teacher fade,
-    search-value targets, past selves; the playout cap too here), cut down to two iterations of
-    a few games."""
+    search-value targets, past selves), cut down to two iterations of a few games."""
     overrides = ["model=tiny", "logger=disabled", "runner=local", "env.max_turns=40",
                  "algo.iterations=2", "algo.games_per_iteration=4",
                  "algo.selfplay.concurrent_games=4", "algo.search.simulations=4",
-                 "algo.selfplay.full_search_share=0.5", "algo.selfplay.fast_simulations=2",
                  "algo.pool.snapshot_every=1",
                  "algo.learner.min_samples=8", "algo.learner.batch_size=16",
                  "algo.warm_start.games=2", "algo.warm_start.steps=2",
@@ -53,6 +51,5 @@ def test_a_recipe_trains_end_to_end_on_a_tiny_budget(tmp_path):
     assert result.counters["iteration"] == 2 and result.checkpoint.is_file()
     last = result.history[-1]
     assert "eval/heuristic/win_rate" in last and "loss/policy" in last
-    assert 0 < last["selfplay/policy_target_share"] < 1  # playout cap: some fast searches
     assert result.history[0]["selfplay/teacher_share"] == 1.0  # fading over the iterations
     assert last["selfplay/teacher_share"] < 1.0

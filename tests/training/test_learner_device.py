@@ -12,13 +12,13 @@ import pytest
 import torch
 from hydra import compose, initialize_config_dir
 
-import training.trainer
+import training.algorithm
 from models.checkpoint import load_checkpoint
 from models.nets import ModelConfig, build_network
 from training.device import DeviceCopy, learner_device
+from training.launch import run
 from training.learner import Learner, LearnerConfig
 from training.replay import ReplayBuffer, Samples
-from training.run import run
 
 ROOT = Path(__file__).resolve().parents[2]
 CPU = torch.device("cpu")
@@ -92,7 +92,7 @@ def test_a_device_copy_trains_and_resumes_as_the_cpu_network(tmp_path, monkeypat
         copies.append(DeviceCopy(net, device))
         return copies[-1]
 
-    monkeypatch.setattr(training.trainer, "learner_net", device_copy)
+    monkeypatch.setattr(training.algorithm, "learner_net", device_copy)
     first = train(tmp_path, "first", [*overrides, "algo.iterations=1"])
     resumed = train(tmp_path, "resumed", [*overrides, "algo.iterations=2",
                                           f"resume={first.checkpoint}"])

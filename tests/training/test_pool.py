@@ -30,7 +30,7 @@ def test_uniform_scheme_weighs_every_snapshot_alike():
 
 
 def test_latest_scheme_puts_its_fraction_on_the_newest_snapshot():
-    pool = pool_with(5, scheme="latest", latest_fraction=0.6)
+    pool = pool_with(5, scheme="latest", latest_share=0.6)
     np.testing.assert_allclose(pool.probabilities(), [0.1, 0.1, 0.1, 0.1, 0.6])
     freq = drawn_frequencies(pool)
     assert abs(freq[4] - 0.6) < 0.02 and abs(freq[0] - 0.1) < 0.02
@@ -70,7 +70,7 @@ def test_snapshots_are_copies_and_the_oldest_leaves_a_full_pool():
 
 def test_baselines_are_drawn_with_their_fraction():
     pool = pool_with(2, scheme="uniform", baselines=("heuristic", "random"),
-                     baseline_fraction=0.3)
+                     baseline_share=0.3)
     freq = drawn_frequencies(pool)
     assert abs(freq["heuristic"] + freq["random"] - 0.3) < 0.02
     assert abs(freq["heuristic"] - freq["random"]) < 0.03
@@ -79,7 +79,7 @@ def test_baselines_are_drawn_with_their_fraction():
 
 
 def test_state_dict_round_trip_keeps_keys_scores_and_weights():
-    pool = pool_with(3, scheme="prioritised", baselines=("random",), baseline_fraction=0.1)
+    pool = pool_with(3, scheme="prioritised", baselines=("random",), baseline_share=0.1)
     pool.record(1, 1.0)
     pool.record("random", 0.0)
     copy = OpponentPool(pool.config)
@@ -95,9 +95,9 @@ def test_state_dict_round_trip_keeps_keys_scores_and_weights():
 def test_bad_pool_configs_are_named():
     with pytest.raises(ValueError, match="scheme"):
         PoolConfig(scheme="newest")
-    with pytest.raises(ValueError, match="latest_fraction"):
-        PoolConfig(latest_fraction=1.5)
+    with pytest.raises(ValueError, match="latest_share"):
+        PoolConfig(latest_share=1.5)
     with pytest.raises(ValueError, match="baselines"):
-        PoolConfig(baseline_fraction=0.2)
+        PoolConfig(baseline_share=0.2)
     with pytest.raises(ValueError, match="no snapshot"):
         OpponentPool(PoolConfig()).sample(np.random.default_rng(0))

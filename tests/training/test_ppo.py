@@ -22,13 +22,13 @@ from envs.blockade.distances import race_distances as blockade_race_distances
 from envs.blockade.distances import walk_distances
 from models.checkpoint import load_checkpoint
 from models.nets import ModelConfig, build_network
+from training.launch import run
 from training.learner import masked_log_policy
 from training.pool import OpponentPool, PoolConfig
-from training.ppo import LossConfig, ppo_loss
+from training.ppo.algorithm import LossConfig, ppo_loss
+from training.ppo.rollout import Batch, Rollout, RolloutConfig, gae, sample_masked
+from training.ppo.shaping import Potential, ShapingConfig
 from training.rewards import Outcomes, RewardConfig
-from training.rollout import Batch, Rollout, RolloutConfig, gae, sample_masked
-from training.run import run
-from training.shaping import Potential, ShapingConfig
 
 torch.set_num_threads(1)
 ROOT = Path(__file__).resolve().parents[2]
@@ -258,7 +258,7 @@ def test_blockade_potential_is_each_seats_race_lead_for_a_batch_of_positions():
 TINY = ["algo=ppo", "model.hidden=16", "logger=disabled", "algo.rollout.num_envs=4",
         "algo.rollout.num_steps=8", "algo.optim.minibatch_size=16", "algo.optim.update_epochs=2",
         "algo.pool.snapshot_every=1", "algo.pool.capacity=2", "algo.pool.baselines=[random]",
-        "algo.pool.baseline_fraction=0.5", "algo.checkpoint.every=1", "algo.eval.every=0",
+        "algo.pool.baseline_share=0.5", "algo.checkpoint.every=1", "algo.eval.every=0",
         "algo.eval.final_games=0", "algo.warm_start.games=0"]
 GAMES = {
     "blockade": ["env=blockade", "env.rows=8", "env.cols=8", "env.max_turns=12",

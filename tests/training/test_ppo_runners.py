@@ -12,16 +12,16 @@ import torch
 from dying_worker import DyingWorker, is_later_shard
 from hydra import compose, initialize_config_dir
 
-import training.ppo
+import training.ppo.algorithm
 from models.checkpoint import CheckpointError, load_checkpoint
 from models.nets import ModelConfig
+from training.launch import run
 from training.pool import OpponentPool, PoolConfig
 from training.ppo import PPO
+from training.ppo.rollout import RolloutConfig
+from training.ppo.shaping import ShapingConfig
+from training.ppo.shards import RolloutFactory, RolloutRound, new_shard
 from training.rewards import RewardConfig
-from training.rollout import RolloutConfig
-from training.rollout_shards import RolloutFactory, RolloutRound, new_shard
-from training.run import run
-from training.shaping import ShapingConfig
 
 ROOT = Path(__file__).resolve().parents[2]
 # Blockade games outlive the pool's snapshots (capacity 2, one an iteration): the shards go on
@@ -32,7 +32,7 @@ TINY = ["algo=ppo", "env=blockade", "env.rows=8", "env.cols=8", "env.max_turns=3
         "algo.rollout.num_steps=8", "algo.rollout.shards=2", "algo.optim.minibatch_size=16",
         "algo.optim.update_epochs=2", "algo.optim.anneal_lr=false",
         "algo.pool.snapshot_every=1", "algo.pool.capacity=2", "algo.pool.baselines=[random]",
-        "algo.pool.baseline_fraction=0.3", "algo.checkpoint.every=1", "algo.eval.every=0",
+        "algo.pool.baseline_share=0.3", "algo.checkpoint.every=1", "algo.eval.every=0",
         "algo.eval.final_games=0", "algo.warm_start.games=0", "algo.time_limit_minutes=null",
         "algo.iterations=3"]
 TIMING = ("rollout/agent_steps_per_s", "rollout/seconds", "learner/samples_per_s",
@@ -130,7 +130,7 @@ def test_worker_processes_resume_and_train_as_local_and_a_dead_one_is_replaced(
         return partial(DyingWorker, RolloutFactory(*args), str(tmp_path / "died"),
                        partial(is_later_shard, 1))
 
-    monkeypatch.setattr(training.ppo, "RolloutFactory", dying_factory)
+    monkeypatch.setattr(training.ppo.algorithm, "RolloutFactory", dying_factory)
     resumed = train(tmp_path, "resumed", ["runner=processes", "runner.workers=2",
                                           "algo.iterations=3", f"resume={first.checkpoint}"])
     assert "a self-play worker died" in capsys.readouterr().out

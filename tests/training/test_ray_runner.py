@@ -17,13 +17,13 @@ from cluster import init_args
 from models.checkpoint import load_checkpoint
 from models.nets import ModelConfig
 from search.puct import SearchConfig
-from training.alphazero import AlphaZero, SelfPlayFactory
-from training.checkpoint import load_replay, replay_path
+from training.alphazero.algorithm import AlphaZero, SelfPlayFactory
+from training.alphazero.selfplay import Round, SelfPlayConfig
+from training.launch import run
 from training.ray_runner import RayRunner
 from training.rewards import RewardConfig
-from training.run import run
 from training.runner import RunnerConfig, make_runner
-from training.selfplay import Round, SelfPlayConfig
+from training.saving import load_replay, replay_path
 
 ROOT = Path(__file__).resolve().parents[2]
 RAY = RunnerConfig(name="ray", workers=2, torch_threads=1, games_per_task=1)
@@ -75,14 +75,6 @@ def test_ray_actors_play_the_local_runners_games_and_follow_new_weights():
             weights = random_weights(seed)
             runner.start_round(Round(weights))
             assert_same_games(runner.play(SEEDS), local_records(weights))
-        # Two rounds in flight at once (each task names its own round), collected in reverse.
-        rounds = [random_weights(seed) for seed in (2, 3)]
-        handles = []
-        for weights in rounds:
-            runner.start_round(Round(weights))
-            handles.append(runner.submit(SEEDS))
-        for weights, handle in reversed(list(zip(rounds, handles, strict=True))):
-            assert_same_games(runner.collect(handle), local_records(weights))
         assert runner.restarts == 0
     finally:
         runner.close()
@@ -111,8 +103,8 @@ def train_tiny(tmp_path, name, overrides):
 
 
 def test_a_ray_run_killed_midway_trains_and_resumes_as_a_local_run(tmp_path, monkeypatch):
-    """Pipelined: the actor killed after iteration 1 holds a task of iteration 2's games, sent
-    before the learner steps; the pipelined resume sends the games in flight again."""
+    """An actor killed after iteration 1: a fresh one replays its tasks of iteration 2; the
+    run resumes on Ray as a local run would."""
     iteration = AlphaZero.iteration
 
     def kill_an_actor_after_the_first(self, number, progress):
@@ -124,11 +116,10 @@ def test_a_ray_run_killed_midway_trains_and_resumes_as_a_local_run(tmp_path, mon
     local = train_tiny(tmp_path, "local", ["runner=local", "algo.iterations=2"])
     monkeypatch.setattr(AlphaZero, "iteration", kill_an_actor_after_the_first)
     ray_run = train_tiny(tmp_path, "ray", ["runner=ray", "runner.games_per_task=1",
-                                           "algo.pipeline=true", "algo.iterations=2"])
+                                           "algo.iterations=2"])
     assert [h["runner/restarts"] for h in ray_run.history] == [0, 1]
     a, b = load_checkpoint(local.checkpoint), load_checkpoint(ray_run.checkpoint)
     assert a.keys() == b.keys() and a["model"].keys() == b["model"].keys()
-    assert "in_flight" in b["state"] and "in_flight" not in a["state"]
     assert {**a["counters"], "seconds": 0} == {**b["counters"], "seconds": 0}
     assert b["counters"]["games"] == 8 and b["config"]["runner"]["name"] == "ray"
     # The first iteration's games (both runs start from the same weights) give the same

@@ -11,10 +11,8 @@ from agents.heuristic import heuristic_for
 from envs import nobles
 from models.nets import ModelConfig, build_network
 from search.puct import SearchConfig
-from training.learner import Learner, LearnerConfig
-from training.replay import ReplayBuffer, Samples
+from training.alphazero.selfplay import Round, SelfPlay, SelfPlayConfig
 from training.rewards import Outcomes, RewardConfig
-from training.selfplay import Round, SelfPlay, SelfPlayConfig
 
 torch.set_num_threads(1)
 SEEDS = [21, 22, 23, 24]
@@ -63,40 +61,6 @@ def test_teacher_share_fades_linearly_to_zero_and_can_label_every_game():
                .play(SEEDS)) == 0
     labelled.start_round(Round(labelled.net.state_dict(), teacher_share=0.0))
     assert sum(r.teacher_labels for r in labelled.play(SEEDS)) == 0
-
-
-def test_playout_cap_records_policy_targets_of_full_searches_only():
-    capped = worker(full_search_share=0.5, fast_simulations=2)
-    records = capped.play(SEEDS)
-    same_records(records, worker(concurrent=1, full_search_share=0.5, fast_simulations=2)
-                 .play(SEEDS))
-    policies = np.concatenate([r.samples.policy for r in records])
-    sums = policies.sum(axis=1)
-    full = np.isclose(sums, 1.0)
-    assert np.all(full | (sums == 0.0)) and 0 < full.sum() < len(sums)
-    assert sum(r.policy_targets for r in records) == full.sum()
-    # Fast searches cost fast_simulations: fewer simulations than searching everything in full.
-    plain = worker().play(SEEDS)
-    per_move = sum(r.simulations for r in records) / sum(r.moves for r in records)
-    assert per_move < sum(r.simulations for r in plain) / sum(r.moves for r in plain)
-
-
-def test_samples_without_a_policy_target_train_the_value_only():
-    rng = np.random.default_rng(0)
-    n = 16
-    obs = rng.random((n, 2, 1, 5)).astype(np.float32)
-    mask = np.ones((n, 3), bool)
-    value = rng.uniform(-1, 1, (n, 2)).astype(np.float32)
-    buffer = ReplayBuffer(n, (2, 1, 5), 3, 2)
-    buffer.add(Samples(obs, mask, np.zeros((n, 3), np.float32), value))
-    net = race_net(2, 0)
-    before = {k: v.detach().clone() for k, v in net.named_parameters()}
-    config = LearnerConfig(batch_size=8, min_samples=1, weight_decay=0.0)
-    stats = Learner(net, config).train(buffer, 3, rng)
-    assert stats["loss/policy"] == 0.0 and stats["loss/value"] > 0
-    changed = [k for k, v in net.named_parameters() if not torch.equal(v, before[k])]
-    assert any("value" in k for k in changed)
-    assert not any("policy" in k for k in changed)  # no gradient reaches the policy head
 
 
 def test_search_value_weight_mixes_the_root_value_into_the_targets():

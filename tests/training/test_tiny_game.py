@@ -17,8 +17,8 @@ import envs
 from agents.network import checkpoint_agent
 from models.checkpoint import load_checkpoint
 from models.features import make_encoder
+from training.launch import run
 from training.rewards import Outcomes, RewardConfig
-from training.run import run
 
 ROOT = Path(__file__).resolve().parents[2]
 ENV = {"name": "tiny_race", "length": 5, "max_turns": 16}

@@ -15,8 +15,8 @@ import torch
 from hydra import compose, initialize_config_dir
 
 from models.checkpoint import CheckpointError, load_checkpoint
-from training.checkpoint import replay_path, save_checkpoint
-from training.run import run
+from training.launch import run
+from training.saving import replay_path, save_checkpoint
 
 ROOT = Path(__file__).resolve().parents[2]
 ALPHAZERO = ["env.rows=8", "env.cols=8", "env.max_turns=40", "model=tiny", "logger=disabled",
@@ -110,13 +110,21 @@ def test_resume_runs_to_the_limits_the_command_line_gives(tmp_path, capsys, algo
 
 
 def test_time_only_runs_anneal_by_time(tmp_path):
-    from training.trainer import progress
+    from training.trainer import LoopCounters, progress_parts, run_progress
 
     class Limits:
         iterations = None
         time_limit_minutes = 2.0
 
-    assert progress(Limits, {"iteration": 50, "seconds": 60.0}) == 0.5
+    assert run_progress(Limits, LoopCounters(50, 60.0, True)) == 0.5
+    # The progress line counts against the limit that ends the run: the time, here.
+    assert progress_parts(Limits, LoopCounters(50, 60.0, True)) == [
+        "iter 50", "1.0/2 min", "~1.0 min left"]
+    Limits.iterations = 200
+    assert progress_parts(Limits, LoopCounters(50, 60.0, True))[:2] == ["iter 50", "1.0/2 min"]
+    Limits.iterations = 80
+    assert progress_parts(Limits, LoopCounters(50, 60.0, True)) == [
+        "iter 50/80", "1.0 min", "~0.6 min left"]
 
 
 def interrupted_run(tmp_path, args, wait_for: str, signum=signal.SIGINT):
@@ -153,11 +161,8 @@ CLI = [*ALPHAZERO, "runner=processes", "runner.workers=2", "algo.warm_start.game
        "algo.iterations=50"]
 
 
-@pytest.mark.parametrize("pipeline", [  # pipelined resume: also test_training.py in-process
-    "false", pytest.param("true", marks=pytest.mark.slow)])
-def test_ctrl_c_writes_a_checkpoint_that_resumes_exactly(tmp_path, pipeline):
-    """Pipelined, the checkpoint also holds the games in flight, which the workers abandon."""
-    cli = [*CLI, f"algo.pipeline={pipeline}"]
+def test_ctrl_c_writes_a_checkpoint_that_resumes_exactly(tmp_path):
+    cli = CLI
     code, out, err, pgid = interrupted_run(tmp_path, [*cli, f"hydra.run.dir={tmp_path / 'a'}"],
                                            wait_for="iter 1/50")
     checkpoint = tmp_path / "a" / "checkpoints" / "last.pt"
@@ -167,7 +172,7 @@ def test_ctrl_c_writes_a_checkpoint_that_resumes_exactly(tmp_path, pipeline):
     assert group_ends(pgid), "a process of the run outlived it"  # workers, tracker
     payload = load_checkpoint(checkpoint)
     stopped = payload["counters"]["iteration"]
-    assert stopped >= 1 and ("in_flight" in payload["state"]) == (pipeline == "true")
+    assert stopped >= 1
     # The resumed run's weights equal those of a run that never stopped.
     straight = subprocess.run([sys.executable, "train.py", *cli, f"algo.iterations={stopped + 1}",
                                f"hydra.run.dir={tmp_path / 'b'}"], cwd=ROOT, capture_output=True,

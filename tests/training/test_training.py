@@ -22,13 +22,13 @@ from models.checkpoint import CheckpointError, load_checkpoint
 from models.evaluator import NetworkEvaluator
 from models.nets import ModelConfig, action_layout, build_network
 from search.puct import SearchConfig
-from training.checkpoint import load_replay, replay_path, save_checkpoint
+from training.alphazero.selfplay import Round, SelfPlay, SelfPlayConfig
 from training.evaluation import TrainingEvalConfig
+from training.launch import run
 from training.learner import Learner, LearnerConfig
 from training.replay import ReplayBuffer, Samples
 from training.rewards import Outcomes, RewardConfig
-from training.run import run
-from training.selfplay import Round, SelfPlay, SelfPlayConfig
+from training.saving import load_replay, replay_path, save_checkpoint
 
 torch.set_num_threads(1)  # small batches: one thread is fastest, and robust to a busy machine
 ROOT = Path(__file__).resolve().parents[2]
@@ -203,7 +203,7 @@ def test_teacher_labels_replace_search_targets_in_games_against_random():
     def play(concurrent, share, fraction=1.0):
         worker = SelfPlay(game, encoder, net, SearchConfig(simulations=4),
                           SelfPlayConfig(concurrent_games=concurrent, teacher_share=share,
-                                         random_opponent_fraction=fraction),
+                                         random_opponent_share=fraction),
                           Outcomes(game, RewardConfig()))
         return worker.play([3, 4, 5])
 
@@ -303,23 +303,20 @@ def train_tiny(tmp_path, name, overrides):
 
 
 SMALL_BUDGET = ["algo.selfplay.past_self_share=0.5", "algo.pool.snapshot_every=1",
-                "algo.selfplay.opponent_share=0.4",
-                "algo.selfplay.full_search_share=0.5", "algo.rewards.search_value_weight=0.3",
+                "algo.selfplay.opponent_share=0.4", "algo.rewards.search_value_weight=0.3",
                 "algo.selfplay.teacher_games=all", "algo.selfplay.teacher_share=0.5",
                 "algo.selfplay.teacher_fade=0.5"]
 
 
-PIPELINED = ["runner=processes", "runner.workers=2", "algo.pipeline=true", *SMALL_BUDGET]
+WORKERS = ["runner=processes", "runner.workers=2", *SMALL_BUDGET]
 
 
-@pytest.mark.parametrize("techniques", [[], SMALL_BUDGET, PIPELINED],
-                         ids=["plain", "small-budget", "pipelined"])
+@pytest.mark.parametrize("techniques", [[], SMALL_BUDGET, WORKERS],
+                         ids=["plain", "small-budget", "worker-processes"])
 def test_resumed_run_matches_an_uninterrupted_one(tmp_path, techniques):
     """The small-budget techniques keep a run exact: the pool of past selves is in the
     checkpoint, the teacher's fade is a function of the progress, the opponent's seats draw
-    from each game's own generator. So does pipelined self-play:
-    the checkpoint holds the games in flight (weights, past self, seeds), sent again on
-    resume."""
+    from each game's own generator; so do worker processes."""
     straight = train_tiny(tmp_path, "straight", [*techniques, "algo.iterations=2"])
     first = train_tiny(tmp_path, "first", [*techniques, "algo.iterations=1"])
     resumed = train_tiny(tmp_path, "resumed", [*techniques, "algo.iterations=2",
@@ -337,14 +334,8 @@ def test_resumed_run_matches_an_uninterrupted_one(tmp_path, techniques):
     assert losses == [(h.get("loss/total"), h["selfplay/game_length"]) for h in b["history"]]
     if techniques:
         assert [h["selfplay/teacher_share"] for h in a["history"]] == [0.5, 0.0]
-        # Pipelined, iteration 3's games (in flight) drew their past self: a third snapshot.
-        assert len(a["state"]["pool"]["snapshots"]) == 2 + (techniques is PIPELINED)
+        assert len(a["state"]["pool"]["snapshots"]) == 2
         assert sum(h["selfplay/past_self_games"] for h in a["history"]) > 0
-    in_flight = load_checkpoint(first.checkpoint)["state"].get("in_flight")
-    assert (in_flight is not None) == (techniques is PIPELINED)
-    if in_flight:  # iteration 2's games, with the weights before iteration 1's learner steps
-        assert in_flight["past_weights"] is not None and in_flight["teacher_share"] == 0.0
-        assert len(in_flight["seeds"]) == 4 and "in_flight" in a["state"]
 
 
 def test_resume_refuses_another_game_or_network(tmp_path):
@@ -411,8 +402,8 @@ def assert_same_games(records, expected):
 
 
 def test_process_runner_returns_the_same_records_as_the_local_one():
-    """Also with two rounds in flight: a round started after a submit leaves its games be."""
-    from training.alphazero import SelfPlayFactory
+    """Round after round: the workers take up each round's weights."""
+    from training.alphazero.algorithm import SelfPlayFactory
     from training.runner import RunnerConfig, make_runner
 
     factory = SelfPlayFactory(*FACTORY_ARGS)
@@ -421,20 +412,19 @@ def test_process_runner_returns_the_same_records_as_the_local_one():
     records = {}
     for name in ("local", "processes"):
         runner = make_runner(RunnerConfig(name=name, workers=2, torch_threads=1), factory)
-        handles = []
+        records[name] = []
         for selfplay_round, part in zip(rounds, seeds, strict=True):
             runner.start_round(selfplay_round)
-            handles.append(runner.submit(part))
-        records[name] = [runner.collect(h) for h in handles]
+            records[name].append(runner.play(part))
         runner.close()
     for a, b in zip(records["local"], records["processes"], strict=True):
         assert_same_games(b, a)
 
 
 def test_a_dead_worker_process_is_replaced_and_its_games_replayed(tmp_path, capsys):
-    """The worker dies with two submits in flight: the first collect replaces the pool, the
-    other sends its lost chunks to the new one (one restart, max_restarts=1)."""
-    from training.alphazero import SelfPlayFactory
+    """The worker dies: a new pool plays its lost chunk again (one restart, max_restarts=1),
+    and the next items go to the new pool."""
+    from training.alphazero.algorithm import SelfPlayFactory
     from training.runner import ProcessRunner, RunnerConfig, make_runner
 
     factory = SelfPlayFactory(*FACTORY_ARGS)
@@ -447,8 +437,7 @@ def test_a_dead_worker_process_is_replaced_and_its_games_replayed(tmp_path, caps
     runner = ProcessRunner(dying, workers=2, torch_threads=1, max_restarts=1)
     try:
         runner.start_round(Round(weights))
-        first, second = runner.submit(seeds), runner.submit(more)
-        records_more, records = runner.collect(second), runner.collect(first)
+        records, records_more = runner.play(seeds), runner.play(more)
     finally:
         runner.close()
     assert runner.restarts == 1 and "a self-play worker died" in capsys.readouterr().out
@@ -456,15 +445,14 @@ def test_a_dead_worker_process_is_replaced_and_its_games_replayed(tmp_path, caps
     assert_same_games(records_more, expected_more)
 
 
-def test_closing_the_process_runner_ends_games_in_flight_at_once():
-    from training.alphazero import SelfPlayFactory
+def test_closing_the_process_runner_ends_its_workers_at_once():
+    from training.alphazero.algorithm import SelfPlayFactory
     from training.runner import ProcessRunner
 
     factory = SelfPlayFactory(*FACTORY_ARGS)
     runner = ProcessRunner(factory, workers=2, torch_threads=1, max_restarts=0)
     runner.start_round(Round(random_weights(factory, 0)))
     runner.play([1, 2])  # the workers are up
-    runner.submit(list(range(100, 300)))
     processes = list(runner.pool._processes.values())
     start = time.perf_counter()
     runner.close()
@@ -521,7 +509,7 @@ def test_student_games_record_the_students_positions_with_the_teachers_labels():
 
 def test_random_opponent_games_record_only_the_network_seats():
     worker = race_selfplay(2)
-    worker.config = SelfPlayConfig(concurrent_games=2, random_opponent_fraction=1.0)
+    worker.config = SelfPlayConfig(concurrent_games=2, random_opponent_share=1.0)
     for record in worker.play([1, 2, 3]):
         assert record.random_seat is not None
         # Race turns rotate 0, 1, 2: the recorded samples are the other seats' moves only.

@@ -3,7 +3,7 @@
 
 A checkpoint is one ``torch.save`` dict of plain data and tensors (so it loads with
 ``weights_only=True``: no code runs on load): ``format`` and ``version``, ``algo``, the full
-run ``config``, ``env_config``, ``model`` (architecture and weights), ``policy`` (how the
+run ``config``, ``env_config``, ``model`` (architecture and weights), ``acting`` (how the
 trained agent acts), ``counters``, ``history`` and ``state``: whatever else the algorithm needs
 to resume (optimiser, opponent pool, RNG states). The replay buffer, the bulk of a run, is a
 separate file beside it (``replay.pt``), which a resume uses when present. Both are written to

@@ -8,11 +8,11 @@ seat, of which PPO uses the mover's (relative seat 0). Illegal actions are maske
 policy everywhere (sampling, ratios, entropy).
 
 Each iteration: ``rollout.num_steps`` lockstep steps of ``rollout.num_envs`` games
-(training/rollout.py; the opponents' seats are played by snapshots from the pool,
+(training/ppo/rollout.py; the opponents' seats are played by snapshots from the pool,
 training/pool.py) -> GAE -> ``update_epochs`` passes of minibatch updates -> every
 ``pool.snapshot_every`` iterations the current weights join the pool. The games are split into
 ``rollout.shards`` independent shards, which the runner's workers play (training/runner.py,
-training/rollout_shards.py: each worker returns its shards' transitions with GAE done), so the
+training/ppo/shards.py: each worker returns its shards' transitions with GAE done), so the
 data are the same under every runner. Periodic evaluation goes through the arena
 (training/evaluation.py); checkpoints hold the weights, the optimiser, the pool, the shards (their
 games in flight and generators) and the minibatch generator, so a resumed run repeats an
@@ -29,26 +29,24 @@ import numpy as np
 import torch
 
 from agents.network import Acting, NetworkAgent
-from arena.report import ProgressLine
 from models.checkpoint import CheckpointError
 from models.evaluator import NetworkEvaluator
-from training.checkpoint import numpy_rng_state, restore_numpy_rng
+from training.algorithm import LoopConfig, NetworkAlgorithm, Step
 from training.learner import Learner, LearnerConfig, masked_log_policy
 from training.pool import OpponentPool, PoolConfig
-from training.replay import ReplayBuffer
-from training.rewards import Outcomes, RewardConfig
-from training.rollout import Episode, RolloutConfig
-from training.rollout_shards import (
+from training.ppo.rollout import Episode, RolloutConfig
+from training.ppo.shaping import ShapingConfig, check_potential
+from training.ppo.shards import (
     RolloutFactory,
     RolloutRound,
     ShardResult,
     Transitions,
     new_shard,
 )
+from training.rewards import Outcomes, RewardConfig
 from training.runner import make_runner
-from training.shaping import Potential, ShapingConfig
-from training.trainer import LoopConfig, NetworkAlgorithm
-from training.warmstart import WarmStartConfig, teacher_samples
+from training.saving import numpy_rng_state, restore_numpy_rng
+from training.warmstart import WarmStartConfig, warm_start
 
 
 @dataclass(frozen=True)
@@ -74,7 +72,6 @@ class OptimConfig:
     update_epochs: int = 4
     minibatch_size: int = 512
     max_grad_norm: Annotated[float, "> 0"] = 0.5
-    target_kl: Annotated[float, "> 0"] | None = None
 
     def __post_init__(self):
         if self.lr <= 0 or self.update_epochs < 1 or self.minibatch_size < 1:
@@ -98,9 +95,10 @@ class PPOConfig(LoopConfig):
 
     def __post_init__(self):
         super().__post_init__()
-        if self.warm_start.student_games:
-            raise ValueError("algo.warm_start.student_games: PPO's warm start has no student "
-                             "round (AlphaZero's does); set it to 0")
+        if self.warm_start.student_games or self.warm_start.keep:
+            raise ValueError("algo.warm_start.student_games and keep: PPO's warm start has no "
+                             "student round and no replay buffer to keep samples in "
+                             "(AlphaZero's has both); set them to 0 and false")
 
 
 def ppo_loss(logits: torch.Tensor, values: torch.Tensor, mask: torch.Tensor,
@@ -172,7 +170,7 @@ class PPO(NetworkAlgorithm):
         # A bad config fails here, not in a worker process.
         algo.rollout.check(self.game)
         self.outcomes = Outcomes(self.game, algo.rewards)
-        Potential(self.game, algo.shaping, algo.rewards)
+        check_potential(self.game, algo.shaping)
         self.optimizer = torch.optim.Adam(self.learning.trained.parameters(), lr=algo.optim.lr,
                                           eps=1e-5)
         self.pool = OpponentPool(algo.pool)
@@ -183,8 +181,7 @@ class PPO(NetworkAlgorithm):
             self.runner_config,
             RolloutFactory(self.env_config, self.model_config, algo.rollout, algo.pool,
                            algo.rewards, algo.shaping, algo.loss.gamma, algo.loss.gae_lambda))
-        self.counters = {"iteration": 0, "agent_steps": 0, "learner_steps": 0, "episodes": 0,
-                         "seconds": 0.0, "started": False}
+        self.counters = {"agent_steps": 0, "learner_steps": 0, "episodes": 0}
 
     # -- what a checkpoint holds -----------------------------------------------------------
 
@@ -220,41 +217,20 @@ class PPO(NetworkAlgorithm):
         self.retired = dict(state["retired"])
         self.shards = list(state["shards"])
         self.rng = restore_numpy_rng(state["rng"])
-        self.counters = dict(payload["counters"])
-
-    def replay_state(self) -> None:
-        return None  # on-policy: nothing beyond the state
-
-    def load_replay_state(self, state: dict) -> None:
-        raise AssertionError("PPO keeps no replay buffer")
+        self.counters = {key: payload["counters"][key] for key in self.counters}
 
     # -- the steps -------------------------------------------------------------------------
 
     def start(self) -> dict:
-        """The warm start if configured (AlphaZero's, training/warmstart.py: teacher-vs-opponent
-        games labelled by the teacher, and supervised steps with training/learner.py's default
-        settings on their policy and value targets), then the pool's first snapshot."""
-        config = self.algo.warm_start
-        stats = {}
-        if config.games:
-            start = time.perf_counter()
-            print(f"warm start: {config.games} {config.teacher} vs {config.opponent} games "
-                  "first; nothing is saved until it ends", flush=True)
-            samples = teacher_samples(self.game, self.encoder, config, self.outcomes, self.seed,
-                                      progress=ProgressLine("warm start", config.games))
-            replay = ReplayBuffer(len(samples), self.encoder.shape, self.game.num_actions,
-                                  self.game.num_players)
-            replay.add(samples)
-            learner = Learner(self.learning.trained, LearnerConfig(min_samples=1))
-            stats = {f"warm_start/{k}": v
-                     for k, v in learner.train(replay, config.steps, self.rng).items()}
-            self.learning.sync()
-            self.net.eval()
-            print(f"warm start: {config.games} {config.teacher} vs {config.opponent} games, "
-                  f"{len(samples)} samples, {config.steps} steps, "
-                  f"{time.perf_counter() - start:.0f} s", flush=True)
+        """The warm start if configured (training/warmstart.py: teacher-vs-opponent games
+        labelled by the teacher, and supervised steps with the learner's default settings on
+        their policy and value targets), then the pool's first snapshot."""
+        learner = Learner(self.learning.trained, LearnerConfig(min_samples=1))
+        metrics = warm_start(self.algo.warm_start, self.game, self.encoder, self.outcomes,
+                             self.seed, learner, None, self.rng, self.learning.sync)
+        self.net.eval()
         self.pool.add(self.net.state_dict(), 0)
-        return stats
+        return metrics
 
     def collect(self) -> tuple[list[ShardResult], float]:
         """One rollout of every shard, played by the runner's workers with the current weights
@@ -271,7 +247,7 @@ class PPO(NetworkAlgorithm):
                 self.pool.record(episode.opponent, episode.opponent_score())
         return results, seconds
 
-    def iteration(self, number: int, progress: float) -> dict:
+    def iteration(self, number: int, progress: float) -> Step:
         """A rollout against the pool (with GAE, in the workers) -> ``update_epochs`` passes of
         minibatch updates; every ``pool.snapshot_every`` iterations the current weights join the
         pool."""
@@ -309,7 +285,7 @@ class PPO(NetworkAlgorithm):
             self.retired.update((e.key, e.weights) for e in dropped)
         faced = {g["opponent"] for shard in self.shards for g in shard["games"]}
         self.retired = {k: w for k, w in self.retired.items() if k in faced}
-        return stats
+        return Step(stats, self._console(stats))
 
     def update(self, data: Transitions) -> dict:
         """``update_epochs`` passes over the rollout in shuffled minibatches (CleanRL)."""
@@ -337,13 +313,12 @@ class PPO(NetworkAlgorithm):
                 updates += 1
                 for k, v in stats.items():
                     totals[k] = totals.get(k, 0.0) + v
-            if o.target_kl is not None and stats["ppo/approx_kl"] > o.target_kl:
-                break
         self.counters["learner_steps"] += updates
         self.learning.sync()
         return {k: v / updates for k, v in totals.items()}
 
-    def progress_parts(self, stats: dict) -> list[str]:
+    @staticmethod
+    def _console(stats: dict) -> list[str]:
         parts = [f"steps {stats['counters/agent_steps']}"]
         if "rollout/episodes" in stats:
             parts += [f"len {stats['rollout/episode_length']:.0f}",
@@ -352,9 +327,6 @@ class PPO(NetworkAlgorithm):
                         f"entropy {stats['loss/entropy']:.2f}",
                         f"kl {stats['ppo/approx_kl']:.4f}",
                         f"steps/s {stats['rollout/agent_steps_per_s']:.0f}"]
-
-    def sample_game(self) -> None:
-        return None  # rollouts keep no whole games
 
     def close(self) -> None:
         """Stop the runner's workers."""

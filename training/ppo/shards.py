@@ -1,7 +1,7 @@
 """PPO's rollout split into shards that any runner plays (training/runner.py).
 
 The run's ``rollout.num_envs`` games are split into ``rollout.shards`` shards
-(``RolloutConfig.shard_sizes``), each a :class:`training.rollout.Rollout` of its own games with
+(``RolloutConfig.shard_sizes``), each a :class:`training.ppo.rollout.Rollout` of its own games with
 its own generator, seeded from the run seed and the shard's index. A shard's next rollout
 depends only on its state, the weights and the opponent pool: not on which worker plays it nor
 on the other shards, so ``runner=local``, ``processes`` and ``ray`` give the same data for the
@@ -37,13 +37,14 @@ import numpy as np
 import torch
 
 import envs
+from agents import make_agent
 from models.features import make_encoder
-from models.nets import ModelConfig, action_layout, build_network
-from training.checkpoint import numpy_rng_state, restore_numpy_rng
+from models.nets import ModelConfig, network_for
 from training.pool import OpponentPool, PoolConfig
+from training.ppo.rollout import Episode, Rollout, RolloutConfig, gae
+from training.ppo.shaping import Potential, ShapingConfig
 from training.rewards import Outcomes, RewardConfig
-from training.rollout import Episode, Rollout, RolloutConfig, gae
-from training.shaping import Potential, ShapingConfig
+from training.saving import numpy_rng_state, restore_numpy_rng
 
 
 def new_shard(run_seed: int, index: int) -> dict:
@@ -66,7 +67,7 @@ class RolloutRound:
 @dataclass
 class Transitions:
     """A rollout's learner transitions, ready for PPO's update: what was played and the GAE
-    advantages and returns (``training.rollout.gae``) of each."""
+    advantages and returns (``training.ppo.rollout.gae``) of each."""
 
     obs: np.ndarray
     mask: np.ndarray
@@ -144,12 +145,6 @@ class RolloutWorker:
         return rollout
 
 
-def make_agent(spec: str, game):
-    from agents import make_agent
-
-    return make_agent(spec, game)
-
-
 @dataclass(frozen=True)
 class RolloutFactory:
     """Builds a rollout worker from plain data (picklable for worker processes and actors)."""
@@ -166,8 +161,7 @@ class RolloutFactory:
     def __call__(self) -> RolloutWorker:
         game = envs.make_game(self.env_config)
         encoder = make_encoder(game, self.model_config.features)
-        make_net = partial(build_network, encoder.shape, game.num_actions, game.num_players,
-                           self.model_config, action_layout(encoder))
+        make_net = partial(network_for, game, encoder, self.model_config)
         return RolloutWorker(game, encoder, make_net().eval(), self.rollout, self.pool,
                              Outcomes(game, self.rewards),
                              Potential(game, self.shaping, self.rewards), self.gamma,

@@ -39,21 +39,27 @@ def each_state(adjudicate: Callable) -> Lead:
     return lambda states, scale: np.stack([adjudicate(s, scale) for s in states])
 
 
+def check_potential(game, shaping: ShapingConfig) -> None:
+    """A ``distance`` potential needs the game's ``potential`` or ``adjudicate`` hook: a
+    ``ValueError`` saying so when it has neither (checked before any worker starts)."""
+    hooks = envs.game_hooks(game)
+    if (shaping.potential == "distance" and shaping.weight > 0
+            and hooks.potential is None and hooks.adjudicate is None):
+        raise ValueError(f"no distance potential for game {game.name!r} (its hooks have "
+                         f"no potential or adjudicate); set algo.shaping.potential=none")
+
+
 class Potential:
     """``phi(states)``: ``[len(states), num_players]``, every player's potential in each state,
     ``weight`` times its lead; zero everywhere when shaping is off."""
 
     def __init__(self, game, shaping: ShapingConfig, rewards: RewardConfig):
+        check_potential(game, shaping)
         self.lead = None
         if shaping.potential == "distance" and shaping.weight > 0:
             hooks = envs.game_hooks(game)
-            if hooks.potential is not None:
-                self.lead = hooks.potential(game)
-            elif hooks.adjudicate is not None:
-                self.lead = each_state(hooks.adjudicate)
-            else:
-                raise ValueError(f"no distance potential for game {game.name!r} (its hooks have "
-                                 f"no potential or adjudicate); set algo.shaping.potential=none")
+            self.lead = (hooks.potential(game) if hooks.potential is not None
+                         else each_state(hooks.adjudicate))
         self.weight = shaping.weight
         self.scale = rewards.scale
         self.num_players = game.num_players

@@ -8,25 +8,21 @@ share the process or the batch, so any split of seeds over workers gives the sam
 What each decision of the current network records (policy target, value target):
 
 - Policy target: the search's (visit counts with a PUCT root, the improved policy with a Gumbel
-  root). With playout-cap randomisation (``full_search_share`` < 1, KataGo) only that share of
-  decisions searches with ``search.simulations`` and records a policy target; the others search
-  with ``fast_simulations`` and record an all-zero policy, which the learner reads as "no policy
-  target" (their value targets still count). More games per second, and the policy is still
-  trained on full searches only.
-- Teacher labels (``teacher_share`` > 0): that share of the full-search decisions gets the
+  root).
+- Teacher labels (``teacher_share`` > 0): that share of the decisions gets the
   teacher's choice (``teacher``, an agent spec) as its target instead, in games against a random
   seat (``teacher_games: vs_random``) or in every game (``all``): the warm start's student round
   (DAgger) carried on through self-play. The learner fades the share out over the run
-  (``teacher_fade``, training/alphazero.py), so the search's targets take over.
-- Seats not recorded: the random seat (``random_opponent_fraction``) and, in the share
+  (``teacher_fade``), so the search's targets take over.
+- Seats not recorded: the random seat (``random_opponent_share``) and, in the share
   ``past_self_share`` of games, every seat but one, played by a past snapshot of the network
   through a second evaluator (a pool of past selves: the network keeps beating its older
   versions instead of only its current self); or, in the share ``opponent_share``, every seat
   but one played by the agent ``opponent`` (the heuristic: the network learns to beat the
   players it is measured against, as PPO's baseline opponents do).
 
-Which decisions are full searches or teacher-labelled, the teacher's tie-breaking and who sits
-where all come from generators of the game's own seed.
+Which decisions are teacher-labelled, the teacher's tie-breaking and who sits where all come
+from generators of the game's own seed.
 """
 
 from __future__ import annotations
@@ -53,20 +49,18 @@ class SelfPlayConfig:
     temperature: Annotated[float, ">= 0"] = 1.0
     temperature_moves: Annotated[int, ">= 0"] = 20
     max_moves: int | None = None
-    random_opponent_fraction: float = 0.0
+    random_opponent_share: float = 0.0
     teacher: str = "heuristic"
     teacher_share: float = 0.0
     teacher_fade: float | None = None
     teacher_games: str = "vs_random"
-    full_search_share: float = 1.0
-    fast_simulations: Annotated[int, ">= 1"] = 4
     past_self_share: float = 0.0
     opponent: str = "heuristic"
     opponent_share: float = 0.0
 
     def __post_init__(self):
-        for key in ("teacher_share", "random_opponent_fraction", "full_search_share",
-                    "past_self_share", "opponent_share"):
+        for key in ("teacher_share", "random_opponent_share", "past_self_share",
+                    "opponent_share"):
             if not 0.0 <= getattr(self, key) <= 1.0:
                 raise ValueError(f"selfplay.{key} must be in [0, 1], got {getattr(self, key)}")
         if self.past_self_share + self.opponent_share > 1.0:
@@ -111,12 +105,11 @@ class SelfPlayGame:
     outcome: np.ndarray  # value per player (engine returns, or adjudicated)
     moves: int  # decisions played
     cut: bool  # stopped by selfplay.max_moves before the game ended
-    random_seat: int | None  # the seat played at random (selfplay.random_opponent_fraction)
+    random_seat: int | None  # the seat played at random (selfplay.random_opponent_share)
     truncated: bool  # ended by the engine's turn limit without a result
     actions: list[int] = field(default_factory=list)  # every applied action, chance included
     simulations: int = 0
     teacher_labels: int = 0  # recorded decisions whose policy target is the teacher's choice
-    policy_targets: int = 0  # recorded decisions with a policy target (full searches)
     network_seat: int | None = None  # with a past self or the opponent: the network's one seat
     others: str | None = None  # who played the other seats then: "past" or "opponent"
 
@@ -135,12 +128,11 @@ class _Game:
         self.simulations = 0
         self.teacher_labels = 0
         self.label_rng = np.random.default_rng([seed, 1])  # which decisions the teacher labels
-        self.playout_rng = np.random.default_rng([seed, 2])  # which decisions search in full
         self.moves = 0
         # A seat played uniformly at random (not recorded): games the network can win, so the
         # win signal appears even while self-play between equals never finishes.
         self.random_seat = None
-        if config.random_opponent_fraction and self.rng.random() < config.random_opponent_fraction:
+        if config.random_opponent_share and self.rng.random() < config.random_opponent_share:
             self.random_seat = int(self.rng.integers(game.num_players))
         # Or every seat but one played by the past snapshot or by the opponent agent (not
         # recorded): one draw, the past self's share at its bottom, the opponent's at its top.
@@ -233,24 +225,19 @@ class SelfPlay:
     def _move(self, games: list[_Game]) -> None:
         """One decision in every game: search where there is a choice (the current network's
         seats and the past self's, each through its own evaluator), then act and record."""
-        c = self.config
         masks = [g.state.legal_actions_mask() for g in games]
         seats = [g.seat(g.state.current_player()) for g in games]
-        full = [seats[i] != "network" or c.full_search_share == 1.0
-                or g.playout_rng.random() < c.full_search_share for i, g in enumerate(games)]
         results = {}
         for who, evaluator in (("network", self.evaluator), ("past", self.past_evaluator)):
             chosen = [i for i, m in enumerate(masks) if m.sum() > 1 and seats[i] == who]
             if not chosen:
                 continue
-            budgets = [self.search_config.simulations if full[i] else c.fast_simulations
-                       for i in chosen]
             found = search([games[i].state for i in chosen], evaluator, self.search_config,
                            [games[i].rng for i in chosen], add_noise=True,
-                           terminal_value=self.outcomes, simulations=budgets)
+                           terminal_value=self.outcomes)
             results.update(zip(chosen, found, strict=True))
-            for i, n in zip(chosen, budgets, strict=True):
-                games[i].simulations += n
+            for i in chosen:
+                games[i].simulations += self.search_config.simulations
         for i, g in enumerate(games):
             g.moves += 1
             if seats[i] == "random":
@@ -265,18 +252,18 @@ class SelfPlay:
             r = results.get(i)
             action = self._choose(g, r) if r is not None else int(np.flatnonzero(masks[i])[0])
             if seats[i] == "network":
-                self._record(g, masks[i], r, action, full[i])
+                self._record(g, masks[i], r, action)
             g.apply(action)
 
-    def _record(self, g: _Game, mask: np.ndarray, result, action: int, full: bool) -> None:
+    def _record(self, g: _Game, mask: np.ndarray, result, action: int) -> None:
         """The training sample of the network's decision at ``g``'s position: the policy target
-        (the search's, the teacher's, one-hot for a forced move, none after a fast search)."""
+        (the search's, the teacher's, or one-hot for a forced move)."""
         player = g.state.current_player()
         perm = self.evaluator.maps.perms[player]
         board_policy = np.zeros(self.game.num_actions, dtype=np.float32)
         if result is None:
             board_policy[action] = 1.0
-        elif full:
+        else:
             board_policy[result.actions] = result.policy
             if (self.teacher is not None
                     and (g.random_seat is not None or self.config.teacher_games == "all")
@@ -327,6 +314,5 @@ class SelfPlay:
                           truncated=g.state.is_terminal() and g.state.is_truncated(),
                           actions=g.actions, simulations=g.simulations,
                           teacher_labels=g.teacher_labels,
-                          policy_targets=int(sum(p.any() for p in g.policies)),
                           network_seat=g.network_seat, others=g.others)
 
