@@ -29,3 +29,16 @@ export function tint(color, amount) {
 export function legalSet(scene) {
   return new Set(scene.legal.map((m) => m.action));
 }
+
+// A game module's board: `update(scene)` redraws with `draw(scene)`, calling `forget()` first
+// (dropping the piece picked) when the scene is of another version of the game.
+export function board(draw, forget) {
+  let version = null;
+  return {
+    update(scene) {
+      if (scene.version !== version) forget();
+      version = scene.version;
+      draw(scene);
+    },
+  };
+}

@@ -3,7 +3,7 @@
 // discs, Guards as squares, each side's tray and forfeited pieces at the right. A turn is two
 // half-moves: click a Scout or a Guard (tray or board), then a station; a piece that must be
 // forfeited is clicked alone. The first half-move of a turn shows as an orange arrow.
-import { canvas, el, legalSet, tint } from "../svg.js";
+import { board, canvas, el, legalSet, tint } from "../svg.js";
 
 const STEP = 46;
 const LEFT = 50;
@@ -18,7 +18,6 @@ const DELTAS = [[1, 0], [-1, 0], [0, -1], [0, 1]];
 
 export function create(container, hooks) {
   let selected = null; // {kind: "scout" | "guard", index}
-  let version = null;
   let scene = null;
 
   const x = (file) => LEFT + (file - 1) * STEP;
@@ -222,14 +221,7 @@ export function create(container, hooks) {
     });
   }
 
-  return {
-    update(next) {
-      if (next.version !== version) selected = null;
-      version = next.version;
-      scene = next;
-      draw();
-    },
-  };
+  return board((next) => { scene = next; draw(); }, () => { selected = null; });
 }
 
 // Each side's score (RULES.md: 1, 3, 5 for its 1st, 2nd, 3rd placed Scout; in Variations I and

@@ -2,7 +2,7 @@
 // owner's colour, pawns, vertical walls green and horizontal walls blue. Moves: click one of
 // your pawns, then a square (its legal squares are marked); in the wall phase point at an edge
 // to see the wall there, click to place it. Action numbers are RULES.md's.
-import { canvas, el, legalSet, tint } from "../svg.js";
+import { board, canvas, el, legalSet, tint } from "../svg.js";
 
 const CELL = 40;
 const MARGIN = 26;
@@ -14,7 +14,6 @@ const OFFSETS = [[-1, 0], [1, 0], [0, -1], [0, 1], [-2, 0], [2, 0], [0, -2], [0,
 
 export function create(container, hooks) {
   let selected = null; // the player to move's pawn index (0, 1) picked for a move
-  let version = null;
   let scene = null;
 
   function wallAction(o, r, c) {
@@ -154,14 +153,7 @@ export function create(container, hooks) {
     });
   }
 
-  return {
-    update(next) {
-      if (next.version !== version) selected = null;
-      version = next.version;
-      scene = next;
-      draw();
-    },
-  };
+  return board((next) => { scene = next; draw(); }, () => { selected = null; });
 }
 
 // The status line's words for the player to move.

@@ -4,7 +4,7 @@
 // and N; the Guards of a player on one place are one disc with their count. Moves: click a
 // Noble or a Guard stack that may move (ringed), pick how many Guards move when several may,
 // then click the marked tile where the move ends. Action numbers are RULES.md's.
-import { canvas, el, legalSet, tint } from "../svg.js";
+import { board, canvas, el, legalSet, tint } from "../svg.js";
 
 const CELL = 36;
 const STRIP = 44; // below the board: how many Guards move
@@ -14,7 +14,6 @@ const YARD = 6;
 
 export function create(container, hooks) {
   let selected = null; // {noble: bool, progress, k, action, target: [r, c] | null}
-  let version = null;
   let scene = null;
 
   const guardAction = (progress, k) => 1 + 4 * progress + (k - 1);
@@ -187,14 +186,7 @@ export function create(container, hooks) {
     });
   }
 
-  return {
-    update(next) {
-      if (next.version !== version) selected = null;
-      version = next.version;
-      scene = next;
-      draw();
-    },
-  };
+  return board((next) => { scene = next; draw(); }, () => { selected = null; });
 }
 
 export function phase(position) {
