@@ -406,7 +406,7 @@ const replay = { data: null, at: 0, board: null };
 
 async function openReplay(path, index) {
   show("replay");
-  const catalog = room.catalog || (room.catalog = await api("GET", "/api/catalog"));
+  const catalog = (room.catalog = await api("GET", "/api/catalog")); // records saved since count
   const files = $("replay-file");
   files.replaceChildren(...catalog.records.map((r) => new Option(r, r)));
   if (!catalog.records.length) {
