@@ -36,9 +36,12 @@ from starlette.responses import FileResponse, JSONResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+import zoo
+from agents import AGENT_NAMES
 from arena.records import render_gif, save_records
 from envs import config_mismatch
 from envs.core import PLAYER_COLOR_NAMES
+from ui.terminal import HUMAN
 from web import live as games
 from web.catalog import EnvChoice, env_choices, make_game
 from web.config import LOOPBACK_HOSTS, WebConfig
@@ -53,6 +56,8 @@ MAX_SETTING = 1000
 MAX_ACTIONS = 20_000
 """Actions a game may have for the page to draw it (a Blockade board up to about 100 x 100)."""
 HINT_MOVES_MAX = 50
+BUILT_IN_AGENTS = [name for name in AGENT_NAMES if ":" not in name]
+"""Agents every game has (random, heuristic, mcts); networks come from the zoo and the files."""
 
 
 class Server:
@@ -168,8 +173,6 @@ async def setup(request: Request):
     choice, settings = choice_of(server, data)
 
     def answer():
-        import zoo
-
         env_config, game = make_game(choice, settings, MAX_ACTIONS)
         fitting = [f"zoo:{name}" for name in zoo.names()
                    if not config_mismatch(zoo.metadata(name)["env_config"], game)]
@@ -177,7 +180,7 @@ async def setup(request: Request):
                  for path in server.folders.files(kind)]
         return {"env_config": env_config, "num_players": game.num_players,
                 "color_names": PLAYER_COLOR_NAMES[:game.num_players],
-                "agents": ["human", "random", "heuristic", "mcts", *fitting, *files]}
+                "agents": [HUMAN, *BUILT_IN_AGENTS, *fitting, *files]}
 
     return JSONResponse(await run_in_threadpool(answer))
 
