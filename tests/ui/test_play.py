@@ -178,5 +178,5 @@ def test_the_command_line_plays_from_stdin_and_reports_bad_settings(tmp_path):
     assert (tmp_path / "g.json").is_file()
     assert not (ROOT / ".hydra").exists()
     done = play_cli("env=nobles", "agents=[human,alphabeta]", stdin="")
-    assert done.returncode == 1
+    assert done.returncode == 2
     assert done.stderr.strip().startswith("error: unknown agent 'alphabeta'")
