@@ -26,24 +26,22 @@ ENV_CONFIGS = Path(__file__).parent / "configs" / "env"
 
 @hydra.main(version_base="1.3", config_path="configs", config_name="play")
 def main(cfg: DictConfig) -> None:
-    from ui.terminal import PlayConfig, TerminalGame
+    from typedconfig import from_mapping
+    from ui.settings import PlayConfig
+    from ui.terminal import TerminalGame
 
     values = OmegaConf.to_container(cfg, resolve=True)
     env_config = values.pop("env")
-    ui, host, port, web = (values.pop(key) for key in ("ui", "host", "port", "web"))
     try:
-        if ui == "web":
+        play = from_mapping(PlayConfig, values)
+        if play.ui == "web":
             from web.config import WebConfig
             from web.server import serve
 
-            config = WebConfig(PlayConfig(**values), env_config,
-                               HydraConfig.get().runtime.choices["env"], str(ENV_CONFIGS),
-                               host=host, port=port, **web)
-            serve(config)
+            serve(WebConfig(play, env_config, HydraConfig.get().runtime.choices["env"],
+                            str(ENV_CONFIGS)))
             return
-        if ui != "terminal":
-            raise ValueError(f"ui must be terminal or web, got {ui!r}")
-        game = TerminalGame(env_config, PlayConfig(**values), sys.stdin, sys.stdout)
+        game = TerminalGame(env_config, play, sys.stdin, sys.stdout)
     except (ValueError, TypeError, FileNotFoundError) as error:
         print(f"error: {error}", file=sys.stderr)
         sys.exit(2)

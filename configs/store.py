@@ -11,6 +11,7 @@ YAML files beside this module hold only what a preset or a recipe changes; ``pyt
     algo/ppo            PPOConfig (training/ppo/algorithm.py)
     eval/default        EvalConfig (arena/evaluation.py), evaluate.py's settings
     export_defaults     ExportConfig (models/export.py), export.py's settings
+    play_defaults       PlayConfig (ui/settings.py), play.py's settings
 
 Every entry point calls :func:`register` before Hydra composes its config.
 """
@@ -28,6 +29,7 @@ from training.logging import LoggerConfig
 from training.ppo import PPOConfig
 from training.runner import RunnerConfig
 from typedconfig import to_mapping
+from ui.settings import PlayConfig
 
 ALGORITHMS = {
     "alphazero": (AlphaZeroConfig, "training.alphazero.AlphaZero",
@@ -52,3 +54,4 @@ def register() -> None:
     store.store(group="eval", name="default", package="_global_",
                 node=to_mapping(EvalConfig()))
     store.store(name="export_defaults", node=to_mapping(ExportConfig(checkpoint="???")))
+    store.store(name="play_defaults", node=to_mapping(PlayConfig()))

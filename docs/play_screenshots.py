@@ -20,7 +20,7 @@ from playwright.sync_api import sync_playwright
 
 import envs
 from agents.heuristic import HeuristicAgent
-from ui.terminal import PlayConfig
+from ui.settings import PlayConfig
 from web.browser import launch_chromium
 from web.config import WebConfig
 from web.server import Background
@@ -72,9 +72,7 @@ def shoot(page, name: str) -> None:
 def main() -> None:
     os.chdir(tempfile.mkdtemp())  # an empty outputs/ folder of its own, shown as outputs/...
     Path("outputs").mkdir()
-    config = WebConfig(PlayConfig(agents=["human", "heuristic"]), {"name": "nobles"}, "nobles",
-                       str(ROOT / "configs" / "env"), folders=["outputs"],
-                       exports="outputs/play")
+    config = WebConfig(PlayConfig(), {"name": "nobles"}, "nobles", str(ROOT / "configs" / "env"))
     server = Background(config)
     url = server.url
     try:

@@ -78,9 +78,10 @@ def config_classes() -> list[type]:
     from training.logging import LoggerConfig
     from training.ppo import PPOConfig
     from training.runner import RunnerConfig
+    from ui.settings import PlayConfig
 
     found, todo = [], [AlphaZeroConfig, PPOConfig, ModelConfig, RunnerConfig, LoggerConfig,
-                        EvalConfig, ExportConfig]
+                        EvalConfig, ExportConfig, PlayConfig]
     while todo:
         cls = todo.pop()
         if cls in found:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
@@ -22,6 +22,7 @@ from arena.match import game_seeds, options_for
 from arena.records import GameRecord, render_gif, replay, save_records
 from envs.core import CHANCE, IllegalActionError, sample_chance
 from search.puct import legal_softmax
+from ui.settings import PlayConfig
 
 HUMAN = "human"
 
@@ -34,24 +35,6 @@ HELP = """commands:
   save PATH     save the game: PATH.gif as an animation, any other name as a record (JSON)
   load PATH     continue from a saved record or position (JSON)
   quit          leave (also end of input)"""
-
-
-@dataclass
-class PlayConfig:
-    """``configs/play.yaml`` minus ``env`` (every field explained there)."""
-
-    agents: list[str]
-    agent_options: dict = field(default_factory=dict)
-    seed: int = 0
-    load: str | None = None
-    hint_agent: str | None = None
-    hint_moves: int = 5
-    gif_frame_ms: int = 400
-
-    def __post_init__(self):
-        self.agents = [str(a) for a in self.agents]
-        if self.hint_moves < 1:
-            raise ValueError(f"hint_moves must be at least 1, got {self.hint_moves}")
 
 
 @dataclass

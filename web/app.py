@@ -67,7 +67,7 @@ class Server:
         self.config = config
         self.folders = config.folders_allowed
         self.choices = env_choices(config.env_folder)
-        self.store = GameStore(config.max_games, config.idle_minutes * 60)
+        self.store = GameStore(config.play.web.max_games, config.play.web.idle_minutes * 60)
         self.agents = AgentMaker(self.folders, config.play.agent_options)
 
 
@@ -282,7 +282,7 @@ async def export(request: Request):
     kind = request.path_params["kind"]
     if kind not in ("json", "gif"):
         raise Refused(404, f"export.{kind}: a game exports as export.json or export.gif")
-    folder = Path(server.config.exports)
+    folder = Path(server.config.play.web.exports)
     path = folder / f"{live.config}-{live.id}-{live.version}.{kind}"
 
     def write():

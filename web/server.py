@@ -35,9 +35,9 @@ def address(sock: socket.socket) -> str:
 
 def serve(config: WebConfig) -> None:
     app = create_app(config)
-    sock = listen(config.host, config.port)
+    sock = listen(config.play.host, config.play.port)
     if config.exposed:
-        print(f"warning: host={config.host} lets other machines reach this server: anyone who "
+        print(f"warning: host={config.play.host} lets other machines reach this server: anyone who "
               "can open it can start games and run agents here", file=sys.stderr)
     print(f"web player on {address(sock)} (Ctrl-C stops it)", flush=True)
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))

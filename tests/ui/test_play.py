@@ -15,7 +15,8 @@ from policy_files import ROOT, exported
 
 import envs
 from arena import load_records, replay
-from ui.terminal import PlayConfig, TerminalGame
+from ui.settings import PlayConfig
+from ui.terminal import TerminalGame
 
 NOBLES = {"name": "nobles", "num_players": 2}
 BLOCKADE = {"name": "blockade", "num_players": 2, "rows": 8, "cols": 8, "max_turns": 60}

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from ui.terminal import PlayConfig
+from ui.settings import PlayConfig, WebSettings
 from web.app import create_app
 from web.browser import CHROMIUM, launch_chromium
 from web.config import WebConfig
@@ -19,11 +19,12 @@ from web.server import Background
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def make_config(outputs: Path, **overrides) -> WebConfig:
+def make_config(outputs: Path, **web) -> WebConfig:
+    """The server's config with ``outputs`` as its one folder, and ``web`` settings."""
     outputs.mkdir(parents=True, exist_ok=True)
-    settings = {"folders": [str(outputs)], "exports": str(outputs / "play"), **overrides}
-    return WebConfig(PlayConfig(agents=["human", "heuristic"]), {"name": "blockade"},
-                     "blockade", str(ROOT / "configs" / "env"), **settings)
+    settings = WebSettings(folders=(str(outputs),), exports=str(outputs / "play"), **web)
+    return WebConfig(PlayConfig(web=settings), {"name": "blockade"}, "blockade",
+                     str(ROOT / "configs" / "env"))
 
 
 @pytest.fixture
