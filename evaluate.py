@@ -23,7 +23,7 @@ import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 
-from arena.evaluation import (
+from arena.tournament import (
     EvalConfig,
     build_agents,
     log_to_wandb,
@@ -38,7 +38,7 @@ register()  # the config groups' defaults, from their dataclasses
 
 def prepare(cfg: DictConfig) -> tuple[dict, EvalConfig, dict[str, list]]:
     """The env config, the typed evaluation config and every agent, built once for the whole
-    run (:func:`arena.evaluation.build_agents`, which also checks the schedule); bad input
+    run (:func:`arena.tournament.build_agents`, which also checks the schedule); bad input
     raises ``ValueError``/``TypeError``/``FileNotFoundError`` with a one-line message, as does
     a ``resume`` file that does not fit the evaluation."""
     values = {key: OmegaConf.to_container(value, resolve=True)

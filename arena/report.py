@@ -17,8 +17,8 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from arena.match import MatchResult, pairwise_results
-from arena.stats import Rating
+from arena.match import MatchResult
+from arena.stats import Rating, pairwise_scores
 
 SHORT_NAME = 20
 """Agent names longer than this (a checkpoint's path) get a short label in tables."""
@@ -156,10 +156,10 @@ def write_csv(path: Path, matches: Sequence[MatchResult]) -> None:
         writer.writerows(csv_rows(matches))
 
 
-def pairwise_scores(matches: Sequence[MatchResult]) -> tuple[list[str], np.ndarray]:
-    """``scores[i, j]`` = i's score rate against j (a win 1, a draw 1/2), NaN where they did not
+def score_rates(matches: Sequence[MatchResult]) -> tuple[list[str], np.ndarray]:
+    """``rates[i, j]`` = i's score rate against j (a win 1, a draw 1/2), NaN where they did not
     meet."""
-    names, points, games = pairwise_results(matches)
+    names, points, games = pairwise_scores(matches)
     return names, np.where(games > 0, points / np.maximum(games, 1), np.nan)
 
 
@@ -186,7 +186,7 @@ def write_chart(path: Path, title: str, matches: Sequence[MatchResult],
                   else "openskill mu, 95% interval")
     ax.grid(axis="x", alpha=0.3)
     if two_players:
-        names, scores = pairwise_scores(matches)
+        names, scores = score_rates(matches)
         ax = axes[0, 1]
         image = ax.imshow(scores, vmin=0, vmax=1, cmap="RdYlGn")
         ax.set_xticks(range(len(names)), names, rotation=30, ha="right")

@@ -4,6 +4,7 @@ ratings for games of three or four."""
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -148,3 +149,50 @@ def anchored_ratings(names: Sequence[str], scores: np.ndarray, games: np.ndarray
                    float(ELO_PER_NATURAL_UNIT * (t - Z95 * e)),
                    float(ELO_PER_NATURAL_UNIT * (t + Z95 * e)))
             for name, t, e in zip(names, theta, errors, strict=True)]
+
+
+def base_name(name: str) -> str:
+    """A lineup label without its repeat mark: ``heuristic#2`` -> ``heuristic``."""
+    return name.split("#", 1)[0]
+
+
+def pairwise_scores(matches: Sequence) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """Every game of ``matches`` (any player count) as comparisons between each pair of its
+    agents of different names (copies, ``x#2``, count as ``x``): 1 to the higher return, 1/2
+    each for an equal one. Returns the names (sorted), ``scores[i, j]`` what ``i`` scored against
+    ``j`` and ``games[i, j]`` the comparisons. (With more than two players the comparisons of
+    one game are not independent.)"""
+    names = sorted({base_name(name) for m in matches for name in m.names})
+    position = {name: i for i, name in enumerate(names)}
+    scores = np.zeros((len(names), len(names)))
+    games = np.zeros((len(names), len(names)))
+    for match in matches:
+        index = [position[base_name(name)] for name in match.names]
+        for game in match.games:
+            returns = game.agent_returns()
+            for a, b in itertools.combinations(range(len(index)), 2):
+                i, j = index[a], index[b]
+                if i == j:
+                    continue
+                score = 1.0 if returns[a] > returns[b] else 0.5 if returns[a] == returns[b] else 0.0
+                scores[i, j] += score
+                scores[j, i] += 1.0 - score
+                games[i, j] += 1
+                games[j, i] += 1
+    return names, scores, games
+
+
+def rate(matches: Sequence) -> list[Rating]:
+    """Ratings of every agent name across matches of one game: Bradley–Terry (Elo scale) for
+    two players, openskill for more. Best first; none when only copies of one agent played."""
+    if len({base_name(name) for m in matches for name in m.names}) < 2:
+        return []
+    if len(matches[0].names) == 2:
+        ratings = bradley_terry(*pairwise_scores(matches))
+    else:
+        names = sorted({name for m in matches for name in m.names})
+        position = {name: i for i, name in enumerate(names)}
+        results = [([position[name] for name in match.names], g.agent_returns())
+                   for match in matches for g in match.games]
+        ratings = openskill_ratings(names, results)
+    return sorted(ratings, key=lambda r: -r.rating)

@@ -4,7 +4,7 @@ weights: speed does not depend on them) in the two places it plays,
 - ``training``: the training run's own evaluation (``training.evaluation.evaluate``, the
   policy as an in-process arena agent), and
 - ``evaluate.py``: a ``checkpoint:PATH`` agent built from the saved file and played by
-  ``arena.evaluation.run_evaluation`` with its default settings,
+  ``arena.tournament.run_evaluation`` with its default settings,
 
 both against ``random`` on the same game, seeds and number of games, in one run, each one game
 at a time (``batch_games=1``) and with the default ``batch_games`` (many games at once, the
@@ -27,7 +27,7 @@ from rich.table import Table
 
 import envs
 from agents.network import Acting, NetworkAgent
-from arena.evaluation import EvalConfig, run_evaluation
+from arena.tournament import EvalConfig, run_evaluation
 from models.checkpoint import model_payload
 from models.evaluator import NetworkEvaluator
 from models.features import make_encoder, resolve_features

@@ -9,7 +9,7 @@ YAML files beside this module hold only what a preset or a recipe changes; ``pyt
     logger/offline      LoggerConfig (training/logging.py)
     algo/alphazero      AlphaZeroConfig (training/alphazero/algorithm.py)
     algo/ppo            PPOConfig (training/ppo/algorithm.py)
-    eval/default        EvalConfig (arena/evaluation.py), evaluate.py's settings
+    eval/default        EvalConfig (arena/tournament.py), evaluate.py's settings
     export_defaults     ExportConfig (models/export.py), export.py's settings
     play_defaults       PlayConfig (ui/settings.py), play.py's settings
 
@@ -21,7 +21,7 @@ from __future__ import annotations
 from hydra.core.config_store import ConfigStore
 
 import envs
-from arena.evaluation import EvalConfig
+from arena.tournament import EvalConfig
 from models.export import ExportConfig
 from models.nets import ModelConfig
 from training.alphazero import AlphaZeroConfig

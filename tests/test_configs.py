@@ -71,7 +71,7 @@ def test_a_restated_default_or_an_unknown_key_is_caught(tmp_path):
 
 
 def config_classes() -> list[type]:
-    from arena.evaluation import EvalConfig
+    from arena.tournament import EvalConfig
     from models.export import ExportConfig
     from models.nets import ModelConfig
     from training.alphazero import AlphaZeroConfig

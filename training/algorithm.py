@@ -12,7 +12,9 @@ from typing import Annotated, Any, Protocol
 import torch
 
 import envs
+from agents.network import Acting, NetworkAgent
 from models.checkpoint import model_payload
+from models.evaluator import NetworkEvaluator
 from models.features import make_encoder
 from models.nets import network_for
 from training.device import learner_device, learner_net
@@ -121,6 +123,12 @@ class NetworkAlgorithm:
         torch.manual_seed(self.seed)
         self.net = network_for(self.game, self.encoder, self.model_config)
         self.learning = learner_net(self.net, self.device)
+
+    def agent(self, acting: Acting | None = None) -> NetworkAgent:
+        """The network as it is now, playing as ``acting`` says (default: the subclass's
+        ``acting()``, how its trained agent plays)."""
+        return NetworkAgent(NetworkEvaluator(self.net, self.encoder, self.game.num_players),
+                            acting or self.acting(), "trained")
 
     def model(self) -> dict:
         return model_payload(self.net, self.encoder, self.game.num_actions,

@@ -11,22 +11,23 @@ Algorithm-agnostic: it takes a :class:`agents.network.NetworkAgent`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 from rich.console import Console
 
 import envs
+from arena.backends import Venue
 from arena.match import play_match
 from arena.report import ProgressLine, report_console, results_table
-from arena.stats import anchored_ratings
+from arena.stats import anchored_ratings, pairwise_scores
 
 
 @dataclass(frozen=True)
 class TrainingEvalConfig:
     """``algo.eval``: the evaluations during and after a training run, through the arena
-    (``evaluate.py``'s own config is :class:`arena.evaluation.EvalConfig`)."""
+    (``evaluate.py``'s own config is :class:`arena.tournament.EvalConfig`)."""
 
     # false = no evaluation at all (the arena is not needed)
     enabled: bool = True
@@ -82,7 +83,7 @@ def evaluate(agent, env_config: dict, opponents, games: int, seed: int,
     n = envs.make_game(env_config).num_players
     games = match_games(games, n)
     return {opp: play_match(env_config, [agent] + [opp] * (n - 1), games, seed,
-                                  progress=progress, batch_games=batch_games)
+                            progress=progress, venue=Venue(batch_games=batch_games))
             for opp in opponents}
 
 
@@ -104,32 +105,6 @@ def metrics(results: dict, prefix: str = "eval") -> dict:
         if rating is not None:
             out[f"{key}/rating"] = rating.rating
     return out
-
-
-def versus_score(result) -> tuple[float, int]:
-    """What lineup agent 0 of a match scored against the others, pairwise: per game and per
-    other seat 1 for a higher return, 1/2 for an equal one, 0 for a lower one; and the number of
-    such comparisons (games x (num_players - 1): the comparisons of one game are not
-    independent, so with more than two players the interval is somewhat too narrow)."""
-    score, count = 0.0, 0
-    for game in result.games:
-        mine, *others = game.agent_returns()
-        score += sum(1.0 if mine > r else 0.5 if mine == r else 0.0 for r in others)
-        count += len(others)
-    return score, count
-
-
-def _pairwise(names: Sequence[str], matches: dict) -> tuple[np.ndarray, np.ndarray]:
-    """Score and game matrices over ``names`` from ``{(i, j): MatchResult}`` (lineup ``i``
-    against copies of ``j``)."""
-    scores, games = np.zeros((len(names), len(names))), np.zeros((len(names), len(names)))
-    for (i, j), result in matches.items():
-        score, count = versus_score(result)
-        scores[i, j] += score
-        scores[j, i] += count - score
-        games[i, j] += count
-        games[j, i] += count
-    return scores, games
 
 
 def anchor_ratings(env_config: dict, config: TrainingEvalConfig, known: dict,
@@ -158,7 +133,7 @@ def anchor_ratings(env_config: dict, config: TrainingEvalConfig, known: dict,
     matches = {(i, j): play_match(env_config, [anchors[i]] + [anchors[j]] * (n - 1),
                                         games, config.seed + 2, progress=progress)
                for i, j in pairs}
-    fitted = anchored_ratings(anchors, *_pairwise(anchors, matches), ratings)
+    fitted = anchored_ratings(*pairwise_scores(list(matches.values())), ratings)
     return {r.name: r.rating for r in fitted}
 
 
@@ -168,10 +143,10 @@ def trained_rating(results: dict, anchors: dict[str, float]):
     rated = [opp for opp in results if opp in anchors]
     if not rated:
         return None
-    names = ["trained", *rated]
-    scores, games = _pairwise(names, {(0, j): results[opp]
-                                      for j, opp in enumerate(rated, start=1)})
-    return anchored_ratings(names, scores, games, {opp: anchors[opp] for opp in rated})[0]
+    trained = results[rated[0]].names[0]  # the agent's lineup name in its matches
+    fitted = anchored_ratings(*pairwise_scores([results[opp] for opp in rated]),
+                              {opp: anchors[opp] for opp in rated})
+    return next(rating for rating in fitted if rating.name == trained)
 
 
 def rating_metrics(rating, prefix: str = "eval") -> dict:

@@ -109,8 +109,9 @@ def from_mapping(cls: type[T], values: Any, where: str = "") -> T:
     values = {k: v for k, v in values.items() if k != "_target_"}  # Hydra's: the class to build
     unknown = sorted(set(values) - fields)
     if unknown:
-        raise ValueError(f"unknown config key(s) {', '.join(unknown)} in {where or cls.__name__}; "
-                         f"valid keys: {', '.join(sorted(fields))}")
+        raise ValueError(f"unknown config key(s) {', '.join(unknown)}"
+                         + (f" in {where}" if where else "")
+                         + f"; valid keys: {', '.join(sorted(fields))}")
     kwargs = {}
     for name, value in values.items():
         hint = hints[name]

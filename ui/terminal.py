@@ -18,7 +18,7 @@ import numpy as np
 import envs
 from agents import make_agent
 from agents.heuristic import heuristic_for
-from arena.match import game_seeds, options_for
+from arena.game import game_seeds, options_for
 from arena.records import GameRecord, render_gif, replay, save_records
 from envs.core import CHANCE, IllegalActionError, sample_chance
 from search.puct import legal_softmax

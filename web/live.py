@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from agents import make_agent, parse_spec
-from arena.match import game_seeds, options_for
+from arena.game import game_seeds, options_for
 from arena.records import GameRecord
 from envs.core import (
     CHANCE,

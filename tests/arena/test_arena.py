@@ -8,7 +8,8 @@ import pytest
 from PIL import Image
 
 from arena import load_records, play_match, render_gif, replay, save_records
-from arena.match import game_seeds, rotation
+from arena.backends import Venue
+from arena.game import game_seeds, rotation
 from arena.report import ProgressLine
 from envs.core import IllegalActionError
 
@@ -65,7 +66,7 @@ def test_a_games_seeds_depend_only_on_its_number():
 def test_workers_give_the_same_results_as_one_process():
     specs = ["mcts:simulations=8", "random"]
     single = play_match(BLOCKADE, specs, 4, seed=2, record=True)
-    pooled = play_match(BLOCKADE, specs, 4, seed=2, workers=2, record=True)
+    pooled = play_match(BLOCKADE, specs, 4, seed=2, record=True, venue=Venue(workers=2))
     assert outcomes(single) == outcomes(pooled)
     assert [r.actions for r in single.records] == [r.actions for r in pooled.records]
 
@@ -116,7 +117,7 @@ def test_agent_instances_play_in_process_and_illegal_moves_name_the_agent():
     with pytest.raises(IllegalActionError, match="agent cheater in seat"):
         play_match(BLOCKADE, [Cheater(), "random"], 2, seed=0)
     with pytest.raises(ValueError, match="workers=1"):
-        play_match(BLOCKADE, [Cheater(), "random"], 2, seed=0, workers=2)
+        play_match(BLOCKADE, [Cheater(), "random"], 2, seed=0, venue=Venue(workers=2))
 
 
 def test_lineup_must_fill_every_seat():

@@ -13,6 +13,7 @@ from PIL import Image
 import envs
 from agents import make_agent
 from arena import load_records, play_match, replay
+from arena.backends import Venue
 from arena.match import AgentSummary, MatchResult
 from arena.report import LOG_WIDTH, report_console, results_table
 from arena.stats import Rating
@@ -82,9 +83,10 @@ def prepare(*overrides):
     (["agents=[heuristic,checkpoint:nowhere.pt]"], "checkpoint not found: nowhere.pt"),
     (["env.num_players=4", "agents=[heuristic,random]"], "a round robin of a 4-player game "
                                                          "needs at least 4 agents"),
-    (["agents=[heuristic,random]", "games=0"],
-     "games, workers, torch_threads and batch_games must be at least 1"),
-    (["agents=[heuristic,random]", "+colour=blue"], "unknown evaluate option(s) colour"),
+    (["agents=[heuristic,random]", "games=0"], "config games=0: must be an integer >= 1"),
+    (["agents=[heuristic,random]", "games=abc"], "config games='abc': must be an integer"),
+    (["agents=[heuristic,random]", "+colour=blue"],
+     "unknown config key(s) colour; valid keys: agent_options"),
     (["agents=[heuristic,heuristic]"], "agents lists an agent twice"),
     (["agents=[mcts]", "agent_options.mcts.rollout=greedy"], "rollout must be one of"),
     (["agents=[heuristic,random]", "+env.board=huge"], "unexpected keyword argument 'board'"),
@@ -144,7 +146,7 @@ def test_batched_games_are_the_games_played_one_at_a_time(nobles_checkpoint, sim
         evaluate = agent.evaluate
         agent.evaluate = lambda states: calls.append(len(states)) or evaluate(states)
         result = play_match({"name": "nobles"}, [agent, "heuristic"], 6, seed=3,
-                            record=True, batch_games=batch_games)
+                            record=True, venue=Venue(batch_games=batch_games))
         return [(g.index, g.seats, g.returns, g.record.actions) for g in result.games], calls
 
     one_at_a_time, single_calls = match(1)

@@ -242,7 +242,7 @@ def test_an_unwritable_output_folder_is_one_clear_line(tmp_path):
 
 def test_optional_outputs_that_fail_only_warn(tmp_path, monkeypatch):
     """A broken chart or GIF writer costs the picture, not the evaluation's results."""
-    import arena.evaluation as evaluation
+    import arena.tournament as evaluation
 
     def broken(*args, **kwargs):
         raise ImportError("matplotlib is broken")

@@ -31,7 +31,8 @@ def test_play_py_serves_the_page_and_warns_when_the_host_is_exposed():
 
 
 def test_bad_web_settings_are_one_line_and_exit_code_2():
-    for overrides, reason in ((["port=70000"], "config port=70000: must be an integer in [0, 65535]"),
+    for overrides, reason in ((["port=70000"], "config port=70000: must be an integer in "
+                                               "[0, 65535]"),
                               (["ui=gui"], "ui must be terminal or web"),
                               (["load=game.json"], "load= is for ui=terminal"),
                               (["web.exports=/tmp/out"], "web.exports (/tmp/out) must")):

@@ -21,8 +21,7 @@ from typing import Annotated
 import numpy as np
 
 import envs
-from agents.network import Acting, NetworkAgent
-from models.evaluator import NetworkEvaluator
+from agents.network import Acting
 from models.features import make_encoder
 from models.nets import ModelConfig, network_for
 from models.symmetry import augmenter, symmetries
@@ -183,10 +182,6 @@ class AlphaZero(NetworkAlgorithm):
     def acting(self) -> Acting:
         return Acting(self.algo.eval.simulations, self.algo.eval.temperature, self.algo.search)
 
-    def agent(self, acting: Acting | None = None) -> NetworkAgent:
-        return NetworkAgent(NetworkEvaluator(self.net, self.encoder, self.game.num_players),
-                            acting or self.acting(), "trained")
-
     def state_dict(self) -> dict:
         return {"learner": self.learner.state_dict(), "rng": numpy_rng_state(self.rng),
                 "pool": self.pool.state_dict()}
@@ -223,7 +218,9 @@ class AlphaZero(NetworkAlgorithm):
         seeds = [game_seed(self.seed, c["games"] + i)
                  for i in range(self.algo.games_per_iteration)]
         teacher_share = self.algo.selfplay.teacher_share_at(progress)
-        self.runner.start_round(Round(self.net.state_dict(), teacher_share,
+        # A copy: sending tensors to worker processes moves their storage to shared memory.
+        weights = {k: v.detach().clone() for k, v in self.net.state_dict().items()}
+        self.runner.start_round(Round(weights, teacher_share,
                                       past.weights if past is not None else None))
         start = time.perf_counter()
         records = self.runner.play(seeds)

@@ -28,9 +28,8 @@ from typing import Annotated
 import numpy as np
 import torch
 
-from agents.network import Acting, NetworkAgent
+from agents.network import Acting
 from models.checkpoint import CheckpointError
-from models.evaluator import NetworkEvaluator
 from training.algorithm import CheckpointConfig, LoopConfig, NetworkAlgorithm, Step
 from training.evaluation import TrainingEvalConfig
 from training.learner import Learner, LearnerConfig, masked_log_policy
@@ -227,10 +226,6 @@ class PPO(NetworkAlgorithm):
 
     def acting(self) -> Acting:
         return Acting(self.algo.eval.simulations, self.algo.eval.temperature)
-
-    def agent(self) -> NetworkAgent:
-        return NetworkAgent(NetworkEvaluator(self.net, self.encoder, self.game.num_players),
-                            self.acting(), "trained")
 
     def state_dict(self) -> dict:
         return {"version": STATE_VERSION, "optimizer": self.optimizer.state_dict(),

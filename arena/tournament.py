@@ -12,6 +12,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Annotated
 
 from rich.console import Console
 from rich.progress import (
@@ -26,16 +27,9 @@ from rich.progress import (
 import envs
 from agents import make_agent
 from agents.mcts import OPTIONS as MCTS_OPTIONS
-from arena.match import (
-    BACKENDS,
-    GameResult,
-    MatchResult,
-    lineup_names,
-    match_result,
-    options_for,
-    play_match,
-    rate,
-)
+from arena.backends import Venue
+from arena.game import GameResult, lineup_names, options_for
+from arena.match import MatchResult, match_result, play_match
 from arena.media import best_effort
 from arena.records import render_gif, save_records
 from arena.report import (
@@ -49,6 +43,8 @@ from arena.report import (
     write_csv,
     write_json,
 )
+from arena.stats import rate
+from typedconfig import from_mapping
 
 SCHEDULES = ("round_robin", "versus")
 LOG_EVERY_S = 30.0
@@ -63,11 +59,11 @@ class EvalConfig:
     # options inline: 'agents=[heuristic,"mcts:simulations=1000","onnx:PATH:sims=200"]'
     agents: list[str] = field(default_factory=lambda: ["heuristic", "random"])
     # games per lineup (rounded up to a multiple of the player count)
-    games: int = 200
+    games: Annotated[int, ">= 1"] = 200
     # one seed fixes every game: dice and every agent's choices
     seed: int = 0
     # worker processes; the results are identical for any number
-    workers: int = 1
+    workers: Annotated[int, ">= 1"] = 1
     # where workers > 1 play: processes (on this machine) | ray (Ray tasks: a Ray of `workers`
     # CPUs here, or every CPU of the cluster at ray_address; pip install -e '.[ray]')
     backend: str = "processes"
@@ -75,10 +71,10 @@ class EvalConfig:
     ray_address: str | None = None
     # torch threads for network agents (small batches: 1 is fastest, and robust when other
     # jobs share the cores)
-    torch_threads: int = 1
+    torch_threads: Annotated[int, ">= 1"] = 1
     # games played at once per process when an agent has a network: its moves in all of them
     # go through the network in one batch; the games are the same as one at a time
-    batch_games: int = 32
+    batch_games: Annotated[int, ">= 1"] = 32
     # round_robin: every set of num_players different agents | versus: each agent against
     # num_players - 1 copies of `opponent`
     schedule: str = "round_robin"
@@ -101,31 +97,25 @@ class EvalConfig:
 
     @classmethod
     def from_dict(cls, values: dict) -> EvalConfig:
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(values) - known)
-        if unknown:
-            raise ValueError(f"unknown evaluate option(s) {', '.join(unknown)}; valid: "
-                             f"{', '.join(sorted(known))}")
-        config = cls(**values)
+        """The typed config of ``values``: a key it lacks, or a value of the wrong type or
+        range, is one ``ValueError`` naming it."""
+        config = from_mapping(cls, values)
         config.agents = [str(a) for a in config.agents]
         config.check()
         return config
+
+    def venue(self) -> Venue:
+        return Venue(self.workers, self.batch_games, self.backend, self.ray_address)
 
     def check(self) -> None:
         if not self.agents:
             raise ValueError("agents is empty; give e.g. agents=[heuristic,random]")
         if len(set(self.agents)) != len(self.agents):
             raise ValueError(f"agents lists an agent twice: {self.agents}")
-        if self.backend not in BACKENDS:
-            raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got "
-                             f"{self.backend!r}")
         if self.schedule not in SCHEDULES:
             raise ValueError(f"schedule must be one of {', '.join(SCHEDULES)}, "
                              f"got {self.schedule!r}")
-        if min(self.games, self.workers, self.torch_threads, self.batch_games) < 1:
-            raise ValueError(f"games, workers, torch_threads and batch_games must be at least "
-                             f"1, got {self.games}, {self.workers}, {self.torch_threads} and "
-                             f"{self.batch_games}")
+        self.venue()
 
 
 def lineups(config: EvalConfig, num_players: int) -> list[list[str]]:
@@ -175,7 +165,7 @@ RESUME_SETTINGS = ("agents", "games", "seed", "schedule", "opponent", "agent_opt
 
 def resumed_games(env_config: dict, config: EvalConfig) -> dict[tuple[str, ...], list]:
     """The games of the stopped evaluation ``config.resume`` names (its ``results.json`` or
-    the folder holding it), per lineup (its names, as :func:`arena.match.lineup_names` gives
+    the folder holding it), per lineup (its names, as :func:`arena.game.lineup_names` gives
     them): every game is seeded by its number alone, so these are the games the resumed run
     would play, and only the others need playing. The stored file must be partial, of the same
     game and rules, and share the settings in ``RESUME_SETTINGS``; anything else is a
@@ -290,12 +280,11 @@ def run_evaluation(env_config: dict, config: EvalConfig, out_dir: Path,
                 progress.update(task, description=" vs ".join(labels[a] for a in lineup))
                 played = resumed.get(tuple(lineup_names(lineup)), [])
                 finished[:] = played
-                result = play_match(env_config, lineup, games, config.seed, config.workers,
-                                    config.agent_options, record=config.save_records
-                                    or bool(config.gif_games), progress=advance,
-                                    batch_games=config.batch_games,
-                                    agents=lineup_agents(lineup, agents), played=played,
-                                    backend=config.backend, ray_address=config.ray_address)
+                result = play_match(env_config, lineup, games, config.seed,
+                                    agents=lineup_agents(lineup, agents),
+                                    agent_options=config.agent_options, played=played,
+                                    record=config.save_records or bool(config.gif_games),
+                                    progress=advance, venue=config.venue())
                 matches.append(result)
                 progress.console.print(results_table(result, labels=labels))
     except KeyboardInterrupt:
