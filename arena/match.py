@@ -23,7 +23,7 @@ from arena.game import (
     rotation,
 )
 from arena.records import GameRecord
-from arena.stats import Rating, rate, wilson_interval
+from arena.stats import first_places, wilson_interval
 
 
 @dataclass
@@ -31,14 +31,18 @@ class AgentSummary:
     name: str
     games: int
     wins: int
+    """Games it won alone."""
+    shared: int
+    """Games whose first place it shared with others (not every seat: that is a draw)."""
     draws: int
+    """Games every seat ended equal."""
     losses: int
     win_share: float
     """Fraction of games won, a win shared by ``w`` tied winners counting ``1/w``."""
     mean_return: float
     win_low: float
     win_high: float
-    """95% Wilson interval of the win rate."""
+    """95% Wilson interval of the win rate (games won alone)."""
     seconds_per_move: float
 
     @property
@@ -53,7 +57,6 @@ class MatchResult:
     """One label per lineup entry: its spec, with ``#2``, ``#3`` on repeats."""
     games: list[GameResult]
     summaries: list[AgentSummary] = field(default_factory=list)
-    ratings: list[Rating] = field(default_factory=list)
 
     @property
     def records(self) -> list[GameRecord]:
@@ -132,30 +135,30 @@ def play_here(game, lineup: Sequence, agents: Sequence, names: Sequence[str],
 
 
 def match_result(env_config: dict, names: Sequence[str], games: list[GameResult]) -> MatchResult:
-    """The games of one lineup with their per-agent summaries and ratings."""
-    result = MatchResult(dict(env_config), list(names), games)
-    result.summaries = summarize(names, games)
-    result.ratings = rate([result])
-    return result
+    """The games of one lineup with their per-agent summaries."""
+    return MatchResult(dict(env_config), list(names), games, summarize(names, games))
 
 
 def summarize(names: Sequence[str], games: Sequence[GameResult]) -> list[AgentSummary]:
-    """Wins (positive return), draws (zero) and losses (negative) per lineup agent."""
+    """Per lineup agent: games won alone, first places shared, draws (every seat equal),
+    losses; the win share (a shared first place counting its share)."""
     summaries = []
     for i, name in enumerate(names):
-        returns = [g.agent_returns()[i] for g in games]
-        wins = sum(r > 0 for r in returns)
-        draws = sum(r == 0 for r in returns)
-        share = sum(1.0 / sum(r > 0 for r in g.returns)
-                    for g, r in zip(games, returns, strict=True) if r > 0)
+        shares = [float(first_places(g.returns)[g.seats.index(i)]) for g in games]
+        drawn = [len(set(g.returns)) == 1 for g in games]
+        wins = int(sum(share == 1 for share in shares))
+        shared = int(sum(0 < share < 1 and not draw for share, draw in zip(shares, drawn,
+                                                                            strict=True)))
+        draws = int(sum(drawn))
         low, high = wilson_interval(wins, len(games))
         moves = sum(g.moves[i] for g in games)
         seconds = sum(g.think_seconds[i] for g in games)
         summaries.append(AgentSummary(
-            name, len(games), wins, draws, len(games) - wins - draws,
-            share / len(games) if games else 0.0,
-            float(np.mean(returns)) if returns else 0.0, low, high,
-            seconds / moves if moves else 0.0))
+            name, len(games), wins, shared, draws, len(games) - wins - shared - draws,
+            sum(share for share, draw in zip(shares, drawn, strict=True) if not draw)
+            / len(games) if games else 0.0,
+            float(np.mean([g.agent_returns()[i] for g in games])) if games else 0.0, low,
+            high, seconds / moves if moves else 0.0))
     return summaries
 
 

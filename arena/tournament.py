@@ -297,8 +297,7 @@ def run_evaluation(env_config: dict, config: EvalConfig, out_dir: Path,
         if not matches:
             return Evaluation(env_config, config, [], [], {}, partial=True)
     ratings = rate(matches)
-    console.print(ratings_table(ratings, elo=n == 2, title=f"{game.name}: ratings",
-                                labels=labels))
+    console.print(ratings_table(ratings, title=f"{game.name}: ratings", labels=labels))
     files = write_outputs(env_config, config, matches, ratings, out_dir, partial)
     for name, path in files.items():
         console.print(f"{name}: {path}")

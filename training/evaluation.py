@@ -1,10 +1,10 @@
 """Evaluation during and after training, through the arena: the trained agent against
-baseline agents, with win rates (95% Wilson interval for two players) and ratings.
+baseline agents, with win rates (95% Wilson interval) and its rating on the one Elo scale
+(arena/stats.py, random = 0).
 
-The learning curve's rating: the opponents are fixed anchors whose Elo ratings stay put for the
+The learning curve's rating: the opponents are fixed anchors whose ratings stay put for the
 whole run (``eval.anchor_ratings``, the others measured once from games between the anchors),
-and the trained agent's Bradley-Terry rating against them (:func:`arena.stats.anchored_ratings`)
-is comparable from one evaluation to the next.
+and the trained agent's rating against them is comparable from one evaluation to the next.
 
 Algorithm-agnostic: it takes a :class:`agents.network.NetworkAgent`.
 """
@@ -21,7 +21,7 @@ import envs
 from arena.backends import Venue
 from arena.match import play_match
 from arena.report import ProgressLine, report_console, results_table
-from arena.stats import anchored_ratings, pairwise_scores
+from arena.stats import Rating, rate
 
 
 @dataclass(frozen=True)
@@ -93,17 +93,15 @@ def match_games(games: int, num_players: int) -> int:
 
 
 def metrics(results: dict, prefix: str = "eval") -> dict:
-    """Scalars for the logger: win rate with interval, mean return and rating per opponent."""
+    """Scalars for the logger per opponent: win rate with interval, win share (a shared first
+    place counting its share), draw rate and mean return."""
     out = {}
     for opp, result in results.items():
         s = result.summaries[0]
-        rating = next((r for r in result.ratings if r.name == result.names[0]), None)
         key = f"{prefix}/{opp}"
         out.update({f"{key}/win_rate": s.win_rate, f"{key}/win_low": s.win_low,
-                    f"{key}/win_high": s.win_high, f"{key}/draw_rate": s.draws / s.games,
-                    f"{key}/mean_return": s.mean_return})
-        if rating is not None:
-            out[f"{key}/rating"] = rating.rating
+                    f"{key}/win_high": s.win_high, f"{key}/win_share": s.win_share,
+                    f"{key}/draw_rate": s.draws / s.games, f"{key}/mean_return": s.mean_return})
     return out
 
 
@@ -133,8 +131,7 @@ def anchor_ratings(env_config: dict, config: TrainingEvalConfig, known: dict,
     matches = {(i, j): play_match(env_config, [anchors[i]] + [anchors[j]] * (n - 1),
                                         games, config.seed + 2, progress=progress)
                for i, j in pairs}
-    fitted = anchored_ratings(*pairwise_scores(list(matches.values())), ratings)
-    return {r.name: r.rating for r in fitted}
+    return {r.name: r.rating for r in rate(list(matches.values()), ratings)}
 
 
 def trained_rating(results: dict, anchors: dict[str, float]):
@@ -144,8 +141,7 @@ def trained_rating(results: dict, anchors: dict[str, float]):
     if not rated:
         return None
     trained = results[rated[0]].names[0]  # the agent's lineup name in its matches
-    fitted = anchored_ratings(*pairwise_scores([results[opp] for opp in rated]),
-                              {opp: anchors[opp] for opp in rated})
+    fitted = rate([results[opp] for opp in rated], {opp: anchors[opp] for opp in rated})
     return next(rating for rating in fitted if rating.name == trained)
 
 
@@ -173,7 +169,16 @@ def win_rate_parts(stats: dict) -> list[str]:
     return parts
 
 
-def print_tables(results: dict, console: Console | None = None) -> None:
+def table_ratings(results: dict, trained, anchors: dict[str, float]) -> dict[str, Rating]:
+    """The ratings a final table shows: the trained agent's and its rated opponents'."""
+    ratings = {name: Rating(name, value, value, value) for name, value in anchors.items()}
+    if trained is not None:
+        ratings[trained.name] = trained
+    return ratings
+
+
+def print_tables(results: dict, ratings: dict[str, Rating],
+                 console: Console | None = None) -> None:
     console = console or report_console()
     for opp, result in results.items():
-        console.print(results_table(result, title=f"trained vs {opp}"))
+        console.print(results_table(result, title=f"trained vs {opp}", ratings=ratings))

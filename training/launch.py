@@ -118,7 +118,7 @@ def run(cfg: DictConfig, run_dir: str | Path, overrides: list[str] | None = None
     finally:
         logger.finish()
     if result.final_eval:
-        print_tables(result.final_eval, console)
+        print_tables(result.final_eval, result.final_ratings, console)
     if result.checkpoint is not None:
         print(f"checkpoint: {result.checkpoint}", flush=True)
     return result

@@ -33,13 +33,14 @@ def test_round_robin_writes_tables_json_csv_chart_records_and_gifs(tmp_path):
                    out=tmp_path)
     assert run.returncode == 0, run.stderr
     assert "heuristic vs random (2 games)" in run.stdout
-    assert "Elo (Bradley-Terry)" in run.stdout
+    assert "Elo, random = 0 [95% CI]" in run.stdout
     assert "evaluation: 6/6 games" in run.stdout  # output to a pipe: progress as lines
     results = json.loads((tmp_path / "results.json").read_text())
     assert [m["lineup"] for m in results["matches"]] == [
         ["heuristic", "random"], ["heuristic", "mcts"], ["random", "mcts"]]
     assert all(m["games"] == 2 for m in results["matches"])
-    assert {r["name"] for r in results["ratings"]} == {"heuristic", "random", "mcts"}
+    ratings = {r["name"]: r for r in results["ratings"]}
+    assert set(ratings) == {"heuristic", "random", "mcts"} and ratings["random"]["rating"] == 0
     assert len(results["games"]) == 6
     with open(tmp_path / "results.csv") as file:
         rows = list(csv.DictReader(file))
@@ -62,7 +63,9 @@ def test_versus_schedule_for_four_players(tmp_path):
     results = json.loads((tmp_path / "results.json").read_text())
     assert results["matches"][0]["lineup"] == ["heuristic", "random", "random#2", "random#3"]
     assert results["matches"][0]["games"] == 4
-    assert "openskill" in run.stdout
+    assert "W-S-D-L" in run.stdout and "Elo, random = 0 [95% CI]" in run.stdout
+    ratings = {r["name"]: r["rating"] for r in results["ratings"]}
+    assert set(ratings) == {"heuristic", "random"} and ratings["random"] == 0
     assert not (tmp_path / "ratings.png").exists()
 
 
@@ -188,20 +191,19 @@ def test_a_four_player_table_in_a_log_keeps_every_figure():
     not cut to rich's default of 80 columns: every figure stays readable in the log."""
     names = ["checkpoint-1", "heuristic", "heuristic#2", "heuristic#3"]
     wins = [22, 73, 55, 53]
-    summaries = [AgentSummary(name, 200, w, 0, 200 - w, w / 200, -0.193, 0.0738, 0.1609, 0.0032)
-                 for name, w in zip(names, wins, strict=True)]
-    ratings = [Rating(name, 23.137, 18.301, 28.004) for name in names]
-    result = MatchResult({"name": "nobles"}, names, games=[None] * 200, summaries=summaries,
-                         ratings=ratings)
+    summaries = [AgentSummary(name, 200, w, 3, 0, 197 - w, w / 200, -0.193, 0.0738, 0.1609,
+                              0.0032) for name, w in zip(names, wins, strict=True)]
+    ratings = {name: Rating(name, 231.37, 183.01, 280.04) for name in names}
+    result = MatchResult({"name": "nobles"}, names, games=[None] * 200, summaries=summaries)
     console = report_console()
     assert console.width == LOG_WIDTH  # pytest captures stdout: not a terminal
     with console.capture() as printed:
-        console.print(results_table(result, title="trained vs heuristic"))
+        console.print(results_table(result, title="trained vs heuristic", ratings=ratings))
     rows = [line.split() for line in printed.get().splitlines()
             if line.split()[:1] and line.split()[0] in names]
-    assert [row[:2] for row in rows] == [[name, f"{w}-0-{200 - w}"]
+    assert [row[:2] for row in rows] == [[name, f"{w}-3-0-{197 - w}"]
                                          for name, w in zip(names, wins, strict=True)]
-    assert all(row[-1] == "3.2" and "[18.3," in row for row in rows), printed.get()
+    assert all(row[-1] == "3.2" and "[183," in row for row in rows), printed.get()
     assert "…" not in printed.get()
 
 
