@@ -1,6 +1,8 @@
 """Self-play throughput per recipe (configs/experiment/) with each inference option side by side
-in one run: decisions (positions) and simulations per second of one self-play worker on one
-core, with the recipe's network, search and games, untrained weights, the teacher faded.
+in one run: decisions (positions) and simulations per second of CPU time of one self-play worker
+(one thread), with the recipe's network, search and games, untrained weights, the teacher faded.
+CPU time, not wall time: on a shared machine the worker's waits for a core do not count, and
+per CPU-second is what a training budget buys.
 
     python benchmarks/throughput.py                                  # every AlphaZero recipe
     python benchmarks/throughput.py --recipes blockade_seed --games 32 --repeats 5
@@ -65,9 +67,9 @@ def measure(recipe: str, variants: list[str], games: int, repeats: int, seed: in
     actions = {}
     for repeat in range(repeats):
         for variant in variants if repeat % 2 == 0 else variants[::-1]:
-            start = time.perf_counter()
+            start = time.process_time()
             records = built[variant].play(seeds)
-            seconds = time.perf_counter() - start
+            seconds = time.process_time() - start
             rates[variant]["pos/s"].append(sum(r.moves for r in records) / seconds)
             rates[variant]["sims/s"].append(sum(r.simulations for r in records) / seconds)
             actions[variant] = [r.actions for r in records]
@@ -95,17 +97,20 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     torch.set_num_threads(1)
-    table = Table(title=f"Self-play throughput, one worker on one core, {args.games} games, "
-                        f"median of {args.repeats} interleaved repeats")
+    table = Table(title=f"Self-play throughput per CPU second, one worker, one thread, "
+                        f"{args.games} games, median of {args.repeats} interleaved repeats")
     for column in ("recipe", "variant", "pos/s", "sims/s", f"x {args.variants[0]}",
                    "same games", "cache hits"):
         table.add_column(column, justify="left" if column in ("recipe", "variant") else "right")
+    console = Console(width=120)
     for recipe in args.recipes:
         for row in measure(recipe, args.variants, args.games, args.repeats, args.seed):
-            table.add_row(row["recipe"], row["variant"], f"{row['pos/s']:.1f}",
-                          f"{row['sims/s']:.0f}", f"{row['ratio']:.2f}x", f"{row['same']:.0%}",
-                          "" if row["hits"] is None else f"{row['hits']:.1%}")
-    Console(width=120).print(table)
+            cells = [row["recipe"], row["variant"], f"{row['pos/s']:.1f}",
+                     f"{row['sims/s']:.0f}", f"{row['ratio']:.2f}x", f"{row['same']:.0%}",
+                     "" if row["hits"] is None else f"{row['hits']:.1%}"]
+            console.print(" | ".join(cells))  # as they come: a long run shows its progress
+            table.add_row(*cells)
+    console.print(table)
 
 
 if __name__ == "__main__":
