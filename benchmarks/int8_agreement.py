@@ -3,7 +3,7 @@ trained zoo agents (zoo/*/policy.onnx), each against its own graph quantized as
 ``models.inference`` quantizes self-play's (same calibration positions, same quantizer).
 
     python benchmarks/int8_agreement.py                        # every zoo agent, agreement only
-    python benchmarks/int8_agreement.py --agents blockade_2p --match-games 100
+    python benchmarks/int8_agreement.py --agents blockade_lakeside_2p --match-pairs 50
 
 Columns:
 - ``decisions``: positions of games the float agent plays against itself (its zoo policy: search
@@ -13,13 +13,15 @@ Columns:
   a sampling policy the same draw; games go on with the float move).
 - ``same argmax``: the share where the network's most likely legal move is the same.
 - ``|value| diff``: the median and largest difference of the mover's value, network alone.
-- with ``--match-games``: int8 against float in a match, seats rotated, same policy: the int8
-  agent's score (win 1, draw 1/2) and its 95% interval; 50% is equal strength.
+- with ``--match-pairs`` (2-player agents): int8 against float from random openings, each
+  played with the seats both ways, both searching with the policy's self-play budget: the
+  int8 agent's score (win 1, draw 1/2) and its 95% interval; equal strength scores 50%.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -29,11 +31,13 @@ from rich.table import Table
 
 import envs
 import zoo
-from agents.network import NetworkAgent, choose_actions
+from agents.network import choose_actions
 from agents.onnx_file import OnnxNetwork, onnx_agent
-from arena import play_match
 from envs.core import sample_chance
 from models.inference import calibration_observations, quantize
+
+OPENING_PLIES = 6
+"""Random plies that open each pair of match games."""
 
 
 def zoo_file(name: str) -> Path:
@@ -82,20 +86,39 @@ def agreement(name: str, games: int, seed: int) -> dict:
             "value diff": (float(np.median(value_diffs)), float(np.max(value_diffs)))}
 
 
-def match_score(name: str, games: int, seed: int) -> tuple[float, float, float]:
-    """The int8 agent's mean score against the float one, and a 95% normal interval."""
+def match_score(name: str, pairs: int, seed: int) -> tuple[float, float, float]:
+    """The int8 agent's mean score in 2-player games against the float one, and a 95% normal
+    interval: ``pairs`` openings of :data:`OPENING_PLIES` random moves (searches without noise
+    are deterministic, so without them a match repeats two games), each played with the seats
+    both ways; both search with the policy's self-play budget (``search.simulations``)."""
     float_net = OnnxNetwork(zoo_file(name))
     int8_net = int8_twin(float_net)
+    game = float_net.game
+    if game.num_players != 2:
+        raise ValueError(f"{name}: the match is for 2-player agents")
     acting = onnx_agent(zoo_file(name), None).acting
-    players = float_net.game.num_players
-    lineup = [NetworkAgent(int8_net.evaluate, acting, "int8")] + [
-        NetworkAgent(float_net.evaluate, acting, f"float{k}") for k in range(1, players)]
-    result = play_match(zoo.metadata(name)["env_config"], lineup, games, seed, batch_games=16)
+    acting = dataclasses.replace(acting, simulations=acting.search.simulations)
     scores = []
-    for game in result.games:
-        returns = np.asarray(game.agent_returns())  # the int8 agent is lineup entry 0
-        best = returns.max()
-        scores.append(0.0 if returns[0] < best else 1.0 / np.sum(returns == best))
+    for pair in range(pairs):
+        rng = np.random.default_rng([seed, pair])
+        opening = game.new_initial_state()
+        for _ in range(OPENING_PLIES):
+            if opening.is_chance_node():
+                opening.apply_action(sample_chance(opening, rng))
+            elif not opening.is_terminal():
+                legal = np.flatnonzero(opening.legal_actions_mask())
+                opening.apply_action(int(legal[rng.integers(len(legal))]))
+        for int8_seat in (0, 1):
+            state, chance = opening.clone(), np.random.default_rng([seed, pair, 1])
+            agent_rng = np.random.default_rng([seed, pair, 2])
+            while not state.is_terminal():
+                if state.is_chance_node():
+                    state.apply_action(sample_chance(state, chance))
+                    continue
+                net = int8_net if state.current_player() == int8_seat else float_net
+                state.apply_action(choose_actions([state], net.evaluate, [agent_rng], acting)[0])
+            returns = state.returns()
+            scores.append(0.5 if returns[0] == returns[1] else float(returns[int8_seat] > 0))
     mean = float(np.mean(scores))
     half = 1.96 * float(np.std(scores)) / np.sqrt(len(scores))
     return mean, mean - half, mean + half
@@ -105,14 +128,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--agents", nargs="+", default=zoo.names())
     parser.add_argument("--games", type=int, default=4, help="self-play games per agent")
-    parser.add_argument("--match-games", type=int, default=0)
+    parser.add_argument("--match-pairs", type=int, default=0)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     table = Table(title=f"int8 against float32, the zoo agents' own policies, {args.games} games "
                         "each")
     columns = ["agent", "decisions", "same move", "same argmax", "|value| diff median / max"]
-    if args.match_games:
-        columns.append(f"int8 score vs float, {args.match_games} games [95%]")
+    if args.match_pairs:
+        columns.append(f"int8 score vs float, {2 * args.match_pairs} games [95%]")
     for column in columns:
         table.add_column(column, justify="left" if column == "agent" else "right")
     for name in args.agents:
@@ -120,8 +143,8 @@ def main() -> None:
         cells = [name, str(row["decisions"]), f"{row['same move']:.1%}",
                  f"{row['same argmax']:.1%}",
                  f"{row['value diff'][0]:.4f} / {row['value diff'][1]:.3f}"]
-        if args.match_games:
-            mean, low, high = match_score(name, args.match_games, args.seed)
+        if args.match_pairs:
+            mean, low, high = match_score(name, args.match_pairs, args.seed)
             cells.append(f"{mean:.1%} [{low:.1%}, {high:.1%}]")
         table.add_row(*cells)
     Console(width=130).print(table)
