@@ -41,21 +41,25 @@ GAMES = {
 
 
 @pytest.mark.parametrize("setup", GAMES.values(), ids=GAMES.keys())
-def test_onnx_backend_gives_the_networks_outputs_before_and_after_a_refresh(setup):
+def test_onnx_backends_give_the_networks_outputs_before_and_after_a_refresh(setup):
     game, encoder = setup()
     states = [s for seed in range(3) for s in reference_positions(game, 12, seed)]
     net = network(game, encoder, 0)
     exact = make_evaluator(net, encoder, game.num_players, "torch")
-    onnx = make_evaluator(net, encoder, game.num_players, "onnx")
+    others = [make_evaluator(net, encoder, game.num_players, backend)
+              for backend in ("onnx", "auto")]  # auto: onnx under 16 positions, torch above
     for weights in (None, network(game, encoder, 1).state_dict()):
         if weights is not None:
             net.load_state_dict(weights)
-            exact.refresh()
-            onnx.refresh()
-        expected, got = exact(states), onnx(states)
-        for a, b in zip(expected, got, strict=True):
-            assert np.abs(a - b).max() < 1e-4
-        np.testing.assert_allclose(onnx(states[:1])[0][0], got[0][0], atol=1e-6)  # batch-free
+            for evaluator in (exact, *others):
+                evaluator.refresh()
+        for batch in (states, states[:5]):
+            expected = exact(batch)
+            for evaluator in others:
+                for a, b in zip(expected, evaluator(batch), strict=True):
+                    assert np.abs(a - b).max() < 1e-4
+        onnx = others[0]
+        np.testing.assert_allclose(onnx(states[:1])[0][0], onnx(states)[0][0], atol=1e-6)
 
 
 def test_int8_backend_stays_close_to_the_network():
