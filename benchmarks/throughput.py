@@ -38,7 +38,7 @@ from training.rewards import RewardConfig
 from training.selfplay import Round, SelfPlayConfig
 from typedconfig import from_mapping
 
-VARIANTS = ["torch", "torch+cache", "onnx", "onnx+cache", "onnx-int8+cache"]
+VARIANTS = ["torch", "torch+cache", "onnx", "onnx+cache", "auto", "onnx-int8+cache"]
 
 
 def workers(recipe: str, variants: list[str], seed: int) -> dict:
