@@ -21,9 +21,10 @@ measures them side by side):
   an option to measure, not an exact backend.
 
 ``cache_size`` > 0 keeps that many of the network's outputs, keyed by the observation's bytes
-(so exactly what the network would return: the observation is all it sees), and drops the oldest
-first; ``refresh`` empties it. Positions repeat within a search (transpositions) and more between
-a game's consecutive searches, whose subtrees overlap: ~10% of self-play's evaluations.
+(so what the network would return, with ``onnx`` bit for bit: the observation is all it sees),
+and drops the oldest first; ``refresh`` empties it. Positions repeat within a search
+(transpositions) and more between a game's consecutive searches, whose subtrees overlap: ~10% of
+self-play's evaluations.
 """
 
 from __future__ import annotations
