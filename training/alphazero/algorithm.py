@@ -23,6 +23,7 @@ import numpy as np
 import envs
 from agents.network import Acting
 from models.features import make_encoder
+from models.inference import BACKENDS as INFERENCE_BACKENDS
 from models.nets import ModelConfig, network_for
 from models.symmetry import augmenter, symmetries
 from search.puct import SearchConfig
@@ -63,6 +64,12 @@ class AlphaZeroConfig(LoopConfig):
     time_limit_minutes: Annotated[float, "> 0"] | None = 10.0
     # self-play games per iteration, all with the same weights
     games_per_iteration: Annotated[int, ">= 1"] = 32
+    # how self-play runs the network: torch (frozen TorchScript) | onnx (onnxruntime: the same
+    # games, 1.06-1.27x faster on Nobles' MLP) | auto (onnxruntime below 16 positions a batch)
+    # | onnx-int8 (8-bit: 1.5-1.8x on the conv nets, but some moves differ); models/inference.py
+    inference: str = "torch"
+    # network outputs kept per worker for positions searched again (0 = no cache; hits 7-11%)
+    inference_cache: Annotated[int, ">= 0"] = 0
     # the search of every self-play move: few simulations, a Gumbel root (plans well with
     # few), chance nodes by expectation, unvisited children below their parent's value
     search: SearchConfig = field(default_factory=lambda: SearchConfig(
@@ -91,6 +98,9 @@ class AlphaZeroConfig(LoopConfig):
 
     def __post_init__(self):
         super().__post_init__()
+        if self.inference not in INFERENCE_BACKENDS:
+            raise ValueError(f"algo.inference must be one of {', '.join(INFERENCE_BACKENDS)}, "
+                             f"got {self.inference!r}")
         if self.pool.baselines or self.pool.baseline_share:
             raise ValueError("algo.pool.baselines is PPO's: AlphaZero's pool holds past selves "
                              "only (selfplay.opponent_share gives opponent seats)")
@@ -105,6 +115,8 @@ class SelfPlayFactory:
     search: SearchConfig
     selfplay: SelfPlayConfig
     rewards: RewardConfig
+    inference: str = "torch"
+    inference_cache: int = 0
 
     def __call__(self) -> SelfPlay:
         game = envs.make_game(self.env_config)
@@ -112,7 +124,8 @@ class SelfPlayFactory:
         past_net = (network_for(game, encoder, self.model_config)
                     if self.selfplay.past_self_share else None)
         return SelfPlay(game, encoder, network_for(game, encoder, self.model_config),
-                        self.search, self.selfplay, Outcomes(game, self.rewards), past_net)
+                        self.search, self.selfplay, Outcomes(game, self.rewards), past_net,
+                        self.inference, self.inference_cache)
 
 
 def game_seed(run_seed: int, index: int) -> int:
@@ -174,7 +187,8 @@ class AlphaZero(NetworkAlgorithm):
         self.pool = OpponentPool(algo.pool)  # past selves (selfplay.past_self_share)
         self.counters = {"games": 0, "samples": 0}
         self.runner = make_runner(self.runner_config, SelfPlayFactory(
-            self.env_config, self.model_config, algo.search, algo.selfplay, algo.rewards))
+            self.env_config, self.model_config, algo.search, algo.selfplay, algo.rewards,
+            algo.inference, algo.inference_cache))
         self.last_records: list[SelfPlayGame] = []
 
     # -- what a checkpoint holds -----------------------------------------------------------

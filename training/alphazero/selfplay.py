@@ -35,7 +35,7 @@ import numpy as np
 
 from agents import make_agent
 from envs.core import sample_chance
-from models.evaluator import NetworkEvaluator
+from models.inference import make_evaluator
 from search.puct import SearchConfig, search
 from training.replay import Samples
 from training.rewards import Outcomes
@@ -193,22 +193,26 @@ class _Game:
 
 class SelfPlay:
     """Plays self-play games with the given network; ``start_round(r)`` takes the learner's
-    latest, ``play(seeds)`` returns the games' records in seed order."""
+    latest, ``play(seeds)`` returns the games' records in seed order. ``inference`` and
+    ``inference_cache``: the evaluators' backend and cache size (:func:`make_evaluator`)."""
 
     def __init__(self, game, encoder, net, search_config: SearchConfig, config: SelfPlayConfig,
-                 outcomes: Outcomes, past_net=None):
+                 outcomes: Outcomes, past_net=None, inference: str = "torch",
+                 inference_cache: int = 0):
         self.game = game
         self.encoder = encoder
         self.net = net
         self.search_config = search_config
         self.config = config
         self.outcomes = outcomes
-        self.evaluator = NetworkEvaluator(net, encoder, game.num_players)
+        self.inference = {"backend": inference, "cache_size": inference_cache}
+        self.evaluator = make_evaluator(net, encoder, game.num_players, **self.inference)
         self.teacher_share = config.teacher_share
         self.teacher = make_agent(config.teacher, game) if config.teacher_share else None
         self.opponent = make_agent(config.opponent, game) if config.opponent_share else None
         self.past_net = past_net  # a second network of the same shape for past snapshots
-        self.past_evaluator = None
+        self.past_evaluator = None  # this round's: past_net's, when the round has past weights
+        self._past_net_evaluator = None  # built once: an ONNX backend exports on building
 
     def start_round(self, selfplay_round: Round) -> None:
         r = selfplay_round
@@ -220,8 +224,12 @@ class SelfPlay:
             if self.past_net is None:
                 raise ValueError("self-play got past weights but was built without a past_net")
             self.past_net.load_state_dict(r.past_weights)
-            self.past_evaluator = NetworkEvaluator(self.past_net, self.encoder,
-                                                   self.game.num_players)
+            if self._past_net_evaluator is None:
+                self._past_net_evaluator = make_evaluator(self.past_net, self.encoder,
+                                                          self.game.num_players, **self.inference)
+            else:
+                self._past_net_evaluator.refresh()
+            self.past_evaluator = self._past_net_evaluator
 
     def play(self, seeds: list[int]) -> list[SelfPlayGame]:
         pending = deque(seeds)
