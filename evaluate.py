@@ -31,9 +31,11 @@ from arena.tournament import (
     run_evaluation,
 )
 from configs.store import register
+from training.launch import register_resolvers
 from training.logging import console_copied_to
 
 register()  # the config groups' defaults, from their dataclasses
+register_resolvers()  # before Hydra composes configs/evaluate.yaml, which uses them
 
 
 def prepare(cfg: DictConfig) -> tuple[dict, EvalConfig, dict[str, list]]:

@@ -102,6 +102,35 @@ def format_rating(rating: Rating | None) -> str:
     return f"{rating.rating:.0f} [{rating.low:.0f}, {rating.high:.0f}]"
 
 
+def panel_table(scores: dict[str, dict], labels: dict[str, str]) -> Table:
+    table = Table(title="robustness panel: score (share of first place; 1/n is parity)",
+                  box=box.SIMPLE)
+    table.add_column("agent", no_wrap=True)
+    members = list(next(iter(scores.values()))["scores"]) if scores else []
+    for member in members:
+        table.add_column(labels.get(member, member), justify="right")
+    table.add_column("worst", justify="right")
+    table.add_column("mean", justify="right")
+    for agent, row in scores.items():
+        table.add_row(labels.get(agent, agent),
+                      *(f"{row['scores'][m]:.3f}" for m in members),
+                      f"{row['worst']:.3f}", f"{row['mean']:.3f}")
+    return table
+
+
+def ladder_table(rows: Sequence[dict], labels: dict[str, str], title: str) -> Table:
+    """A ladder's ratings (arena/ladder.py's rows), best first."""
+    table = Table(title=title, box=box.SIMPLE)
+    for column in ("agent", f"{SCALE} [95% CI]", "games", "ms/move"):
+        table.add_column(column, justify="left" if column == "agent" else "right")
+    for row in rows:
+        table.add_row(labels.get(row["agent"], row["agent"]),
+                      "-" if row["rating"] is None else
+                      f"{row['rating']:.0f} [{row['low']:.0f}, {row['high']:.0f}]",
+                      str(row["games"]), f"{row['ms_per_move']:.1f}")
+    return table
+
+
 def match_summary(result: MatchResult) -> dict:
     """A match as plain data: lineup, per-agent summaries (win rate added), truncations."""
     agents = []

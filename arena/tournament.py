@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated
 
+import numpy as np
 from rich.console import Console
 from rich.progress import (
     BarColumn,
@@ -27,14 +28,18 @@ from rich.progress import (
 import envs
 from agents import make_agent
 from agents.mcts import OPTIONS as MCTS_OPTIONS
+from arena import ladder
 from arena.backends import Venue
 from arena.game import GameResult, lineup_names, options_for
 from arena.match import MatchResult, match_result, play_match
 from arena.media import best_effort
+from arena.panel import panel
 from arena.records import render_gif, save_records
 from arena.report import (
     ProgressLine,
+    ladder_table,
     legend,
+    panel_table,
     ratings_table,
     report_console,
     results_table,
@@ -43,10 +48,10 @@ from arena.report import (
     write_csv,
     write_json,
 )
-from arena.stats import rate
+from arena.stats import base_name, first_places, rate
 from typedconfig import from_mapping
 
-SCHEDULES = ("round_robin", "versus")
+SCHEDULES = ("round_robin", "versus", "ladder", "panel")
 LOG_EVERY_S = 30.0
 """Seconds between progress lines when the output is not a terminal."""
 
@@ -76,10 +81,15 @@ class EvalConfig:
     # go through the network in one batch; the games are the same as one at a time
     batch_games: Annotated[int, ">= 1"] = 32
     # round_robin: every set of num_players different agents | versus: each agent against
-    # num_players - 1 copies of `opponent`
+    # num_players - 1 copies of `opponent` | ladder: every agent rated on one scale from blocks
+    # of `games` games between pairs chosen where they inform most (arena/ladder.py) | panel:
+    # each agent against every member of the robustness panel (arena/panel.py)
     schedule: str = "round_robin"
     # the field agent of schedule=versus
     opponent: str = "random"
+    # schedule=ladder: blocks each agent plays after its first one, against the opponents that
+    # inform most
+    ladder_blocks: Annotated[int, ">= 0"] = 3
     # keyword options per agent name or whole spec (null = the agent's default), e.g.
     # agent_options.mcts.simulations=500 (mcts: agents/mcts.py; a whole spec's entry needs +)
     agent_options: dict = field(default_factory=lambda: {"mcts": dict.fromkeys(MCTS_OPTIONS)})
@@ -118,11 +128,22 @@ class EvalConfig:
         self.venue()
 
 
-def lineups(config: EvalConfig, num_players: int) -> list[list[str]]:
+def lineups(config: EvalConfig, game) -> list[list[str]]:
     """``round_robin``: every set of ``num_players`` different agents; ``versus``: every agent
-    against ``num_players - 1`` copies of ``opponent``."""
+    against ``num_players - 1`` copies of ``opponent``; ``panel``: every agent against copies of
+    each panel member; ``ladder``: one lineup per pair of agents and side (the ladder plays the
+    ones its plan picks)."""
+    num_players = game.num_players
     if config.schedule == "versus":
         return [[agent] + [config.opponent] * (num_players - 1) for agent in config.agents]
+    if config.schedule == "panel":
+        return [[agent] + [member] * (num_players - 1) for agent in config.agents
+                for member in panel(game, judged=config.agents)]
+    if config.schedule == "ladder":
+        if len(config.agents) < 2:
+            raise ValueError(f"a ladder needs at least 2 agents, got {len(config.agents)}")
+        return [[a] + [b] * (num_players - 1)
+                for a, b in itertools.permutations(config.agents, 2)]
     if len(config.agents) < num_players:
         raise ValueError(f"a round robin of a {num_players}-player game needs at least "
                          f"{num_players} agents, got {len(config.agents)}; add agents or use "
@@ -143,7 +164,7 @@ def build_agents(env_config: dict, config: EvalConfig) -> dict[str, list]:
 
     versus = [config.opponent] if config.schedule == "versus" else []
     agents = {spec: [build(spec)] for spec in dict.fromkeys([*config.agents, *versus])}
-    for lineup in lineups(config, game.num_players):
+    for lineup in lineups(config, game):
         for spec in dict.fromkeys(lineup):
             agents[spec] += [build(spec) for _ in range(lineup.count(spec) - len(agents[spec]))]
     return agents
@@ -171,6 +192,12 @@ def resumed_games(env_config: dict, config: EvalConfig) -> dict[tuple[str, ...],
     game and rules, and share the settings in ``RESUME_SETTINGS``; anything else is a
     ``ValueError`` saying what differs. Empty without ``resume``."""
     if config.resume is None:
+        return {}
+    if config.schedule == "ladder":  # arena/ladder.py's file: checked here, read when played
+        n = envs.make_game(env_config).num_players
+        ladder.load(Path(config.resume), env_config, config.agents, ladder.settings_of(
+            math.ceil(config.games / n) * n, config.ladder_blocks, config.seed,
+            config.agent_options))
         return {}
     path = Path(config.resume)
     path = path / "results.json" if path.is_dir() else path
@@ -246,7 +273,9 @@ def run_evaluation(env_config: dict, config: EvalConfig, out_dir: Path,
     bad = [i for i in config.gif_games if not 0 <= i < games]
     if bad:
         raise ValueError(f"gif_games {bad} out of range: each lineup plays games 0..{games - 1}")
-    schedule = lineups(config, n)
+    if config.schedule == "ladder":
+        return ladder_evaluation(env_config, config, games, agents, out_dir, console)
+    schedule = lineups(config, game)
     resumed = resumed_games(env_config, config)
     if resumed:
         console.print(f"resuming {config.resume}: {sum(map(len, resumed.values()))} games "
@@ -299,9 +328,63 @@ def run_evaluation(env_config: dict, config: EvalConfig, out_dir: Path,
     ratings = rate(matches)
     console.print(ratings_table(ratings, title=f"{game.name}: ratings", labels=labels))
     files = write_outputs(env_config, config, matches, ratings, out_dir, partial)
+    if config.schedule == "panel":
+        scores = panel_scores(matches)
+        console.print(panel_table(scores, labels))
+        files["panel"] = out_dir / "panel.json"
+        files["panel"].write_text(json.dumps(scores, indent=1))
     for name, path in files.items():
         console.print(f"{name}: {path}")
     return Evaluation(env_config, config, matches, ratings, files, partial)
+
+
+def panel_scores(matches: Sequence[MatchResult]) -> dict[str, dict]:
+    """Per judged agent (each match's first seat): its score against each panel member (its
+    mean share of first place: a win 1, a shared one its share, a draw 1/n; 1/n is parity),
+    with the ``worst`` and the ``mean``."""
+    scores: dict[str, dict] = {}
+    for match in matches:
+        seat = [g.seats.index(0) for g in match.games]
+        share = float(np.mean([first_places(g.returns)[s]
+                               for g, s in zip(match.games, seat, strict=True)]))
+        scores.setdefault(match.names[0], {})[base_name(match.names[1])] = share
+    return {agent: {"scores": members, "worst": min(members.values()),
+                    "worst_member": min(members, key=members.get),
+                    "mean": float(np.mean(list(members.values())))}
+            for agent, members in scores.items()}
+
+
+def ladder_evaluation(env_config: dict, config: EvalConfig, games: int, agents: dict,
+                      out_dir: Path, console: Console) -> Evaluation:
+    """``schedule=ladder``: arena/ladder.py's plan, a progress line per block, the ratings
+    table, and ladder.json, ladder.csv and ladder.png in ``out_dir`` (the resumed ladder's
+    folder on resume)."""
+    n = envs.make_game(env_config).num_players
+    if games < 2 * n:
+        raise ValueError(f"games={config.games} is too few for a rating interval: a ladder "
+                         f"block needs at least two rotations of the seats ({2 * n} games)")
+    labels = short_labels(config.agents)
+    if legend(labels):
+        console.print(legend(labels))
+    lines = ProgressLine("ladder", games * (1 + config.ladder_blocks)
+                         * (len(config.agents) - 1), every_s=LOG_EVERY_S)
+    result = ladder.run_ladder(env_config, config.agents, agents, n, games, config.ladder_blocks,
+                        config.seed, config.venue(), config.agent_options, out_dir,
+                        Path(config.resume) if config.resume else None,
+                        say=console.print, progress=lines)
+    rows = result.rows()
+    console.print(ladder_table(rows, labels, f"{env_config['name']} ladder "
+                                             f"({len(result.matches)} blocks of {games} games)"))
+    files = {"ladder": out_dir / "ladder.json", "csv": out_dir / "ladder.csv"}
+    if config.chart:
+        with best_effort("ladder plot"):
+            files["plot"] = ladder.write_plot(rows, out_dir / "ladder.png",
+                                              f"{env_config['name']}: rating against time "
+                                              "per move")
+    for name, path in files.items():
+        console.print(f"{name}: {path}")
+    return Evaluation(env_config, config, result.matches, result.ratings, files,
+                      result.partial)
 
 
 def write_outputs(env_config: dict, config: EvalConfig, matches: Sequence[MatchResult],

@@ -30,9 +30,17 @@ LIMITS = ("algo.iterations", "algo.time_limit_minutes")
 
 def run_folder(resume: str | None, fresh: str) -> str:
     """Hydra's ``hydra.run.dir``: a resumed run writes into the folder of the run it resumes
-    (``<run>/checkpoints/last.pt`` -> ``<run>``), a new one into ``fresh``."""
-    if resume and Path(resume).parent.name == "checkpoints":
-        return str(Path(resume).parent.parent)
+    (a training checkpoint ``<run>/checkpoints/last.pt`` -> ``<run>``; an evaluation's folder,
+    or its results.json or ladder.json -> that folder), a new one into ``fresh``."""
+    if not resume:
+        return fresh
+    path = Path(resume)
+    if path.is_dir():
+        return str(path)
+    if path.parent.name == "checkpoints":
+        return str(path.parent.parent)
+    if path.name in ("results.json", "ladder.json"):
+        return str(path.parent)
     return fresh
 
 
