@@ -6,7 +6,7 @@
 The terminal shows the board after every move and reads your moves in the game's notation;
 ``help`` lists the commands (legal moves, hints, undo, save as a record or a GIF, load a record
 or position). The web page draws the board, takes clicks, watches and replays games. Settings:
-configs/play.yaml; guide: docs/play.md. A bad setting is one line and exit code 2.
+ui/settings.py (PlayConfig); guide: docs/play.md. A bad setting is one line and exit code 2.
 """
 
 from __future__ import annotations

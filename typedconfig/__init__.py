@@ -5,8 +5,9 @@ hour into a run).
 
 A range is a string beside the type in ``Annotated``, e.g. ``every: Annotated[int, ">= 1"]``,
 ``fraction: Annotated[float, "0..1"]`` (both ends included), ``lr: Annotated[float, "> 0"]``;
-several strings must all hold. Strings keep the config dataclasses of ``search/`` and
-``models/`` free of imports from here.
+several strings must all hold (plain strings: a dataclass declares its ranges without
+importing anything from here). :func:`field_comments` reads the comment above each field, what
+``--help`` and the tests show of a setting.
 """
 
 from __future__ import annotations
