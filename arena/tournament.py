@@ -142,6 +142,10 @@ def lineups(config: EvalConfig, game) -> list[list[str]]:
     if config.schedule == "ladder":
         if len(config.agents) < 2:
             raise ValueError(f"a ladder needs at least 2 agents, got {len(config.agents)}")
+        if config.games < 2 * num_players:
+            raise ValueError(f"games={config.games} is too few for a rating interval: a ladder "
+                             f"block needs at least two rotations of the seats "
+                             f"({2 * num_players} games)")
         return [[a] + [b] * (num_players - 1)
                 for a, b in itertools.permutations(config.agents, 2)]
     if len(config.agents) < num_players:
@@ -162,11 +166,11 @@ def build_agents(env_config: dict, config: EvalConfig) -> dict[str, list]:
     def build(spec: str):
         return make_agent(spec, game, **options_for(spec, config.agent_options))
 
-    versus = [config.opponent] if config.schedule == "versus" else []
-    agents = {spec: [build(spec)] for spec in dict.fromkeys([*config.agents, *versus])}
+    agents: dict[str, list] = {}
     for lineup in lineups(config, game):
         for spec in dict.fromkeys(lineup):
-            agents[spec] += [build(spec) for _ in range(lineup.count(spec) - len(agents[spec]))]
+            built = agents.setdefault(spec, [])
+            built += [build(spec) for _ in range(lineup.count(spec) - len(built))]
     return agents
 
 
@@ -360,9 +364,6 @@ def ladder_evaluation(env_config: dict, config: EvalConfig, games: int, agents: 
     table, and ladder.json, ladder.csv and ladder.png in ``out_dir`` (the resumed ladder's
     folder on resume)."""
     n = envs.make_game(env_config).num_players
-    if games < 2 * n:
-        raise ValueError(f"games={config.games} is too few for a rating interval: a ladder "
-                         f"block needs at least two rotations of the seats ({2 * n} games)")
     labels = short_labels(config.agents)
     if legend(labels):
         console.print(legend(labels))

@@ -15,6 +15,7 @@ from omegaconf import DictConfig, OmegaConf
 from rich.console import Console
 
 import envs
+from arena.panel import check_not_trained_against
 from arena.report import report_console
 from models.checkpoint import CheckpointError, load_checkpoint
 from models.features import resolve_features
@@ -141,14 +142,20 @@ def check_config(cfg: DictConfig) -> None:
 
     plain = OmegaConf.to_container(cfg, resolve=False)
     plain.pop("hydra", None)
+    if plain.get("exploit") is None and "${exploit}" in str(plain["algo"]):
+        raise ValueError("+experiment=exploit needs exploit=SPEC: the agent to exploit, e.g. "
+                         "exploit=zoo:nobles_2p or exploit=heuristic")
     plain["logger"].pop("dir", None)  # ${hydra:...}: Hydra's own, set when the job starts
     config = OmegaConf.to_container(OmegaConf.create(plain), resolve=True)
     check_value(config.get("seed"), int, "seed")
-    from_mapping(algorithm_class(config).Config, config["algo"], "algo")
+    algo = from_mapping(algorithm_class(config).Config, config["algo"], "algo")
     model_config(config["model"])
     from_mapping(RunnerConfig, config["runner"], "runner")
-    envs.make_game(config["env"])
+    game = envs.make_game(config["env"])
     from_mapping(LoggerConfig, config["logger"], "logger")
+    if config.get("exploit") is None:  # an exploiter trains against its target on purpose
+        for key, specs in algo.opponents().items():
+            check_not_trained_against(specs, game, key)
 
 
 def check_output_folder(folder: str | Path) -> None:

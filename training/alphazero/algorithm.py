@@ -105,6 +105,13 @@ class AlphaZeroConfig(LoopConfig):
             raise ValueError("algo.pool.baselines is PPO's: AlphaZero's pool holds past selves "
                              "only (selfplay.opponent_share gives opponent seats)")
 
+    def opponents(self) -> dict[str, list[str]]:
+        """The agent specs the network plays games against, by key (the panel's check)."""
+        return {"algo.selfplay.opponent": [self.selfplay.opponent] * bool(
+                    self.selfplay.opponent_share),
+                "algo.warm_start.opponent": [self.warm_start.opponent] * bool(
+                    self.warm_start.games)}
+
 
 @dataclass(frozen=True)
 class SelfPlayFactory:

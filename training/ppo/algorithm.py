@@ -139,6 +139,12 @@ class PPOConfig(LoopConfig):
                              "student round and no replay buffer to keep samples in "
                              "(AlphaZero's has both); set them to 0 and false")
 
+    def opponents(self) -> dict[str, list[str]]:
+        """The agent specs the network plays games against, by key (the panel's check)."""
+        return {"algo.pool.baselines": list(self.pool.baselines) * bool(self.pool.baseline_share),
+                "algo.warm_start.opponent": [self.warm_start.opponent] * bool(
+                    self.warm_start.games)}
+
 
 def ppo_loss(logits: torch.Tensor, values: torch.Tensor, mask: torch.Tensor,
              action: torch.Tensor, old_logp: torch.Tensor, old_value: torch.Tensor,
