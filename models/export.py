@@ -77,10 +77,10 @@ class ExportConfig:
     # (the network graph) + metadata.json, played by the agent spec zoo:<name> (docs/zoo.md);
     # format, out_dir and name do not apply. $BOARDGAME_RL_ZOO points the zoo elsewhere
     zoo: str | None = None
-    # zoo only: the measured figures for metadata.json, e.g.
-    # 'figures={vs_heuristic: "65.5% [58.7, 71.7], 200 games"}'; null = the run's final
-    # evaluation (final_evaluation.json in its folder), else its last periodic evaluation
-    figures: dict | None = None
+    # zoo only: the measured figures for metadata.json, a list of records (docs/generate.py
+    # says their fields); null = the run's final evaluation (final_evaluation.json in its
+    # folder), one record per opponent
+    figures: list[dict] | None = None
 
     def __post_init__(self):
         if self.zoo is not None and (self.out_dir is not None or self.name is not None):
