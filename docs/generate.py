@@ -2,7 +2,8 @@
 lives in one file:
 
 - docs/results.md: every zoo agent's figures (``zoo/<name>/metadata.json``: ``figures``), the
-  other measured sections (docs/figures.json) and the ladders' summaries;
+  reference agents' figures and the other measured sections (docs/figures.json) and the
+  ladders' summaries;
 - docs/ladder.md: one ladder per game config (docs/ladders/<config>/ladder.json, written by
   ``evaluate.py schedule=ladder``, with its ladder.png);
 - README.md: the zoo table between its ``<!-- zoo table -->`` markers.
@@ -13,7 +14,8 @@ lives in one file:
 A zoo figure is a record: ``measure`` (what it says, e.g. ``vs heuristic``), ``agent`` (the spec
 as played), ``opponent``, ``games``, ``wins``/``shared``/``draws``/``losses``, ``score`` with its
 95% interval (``low``, ``high``: the win rate, or the win share with 3-4 seats), ``command``,
-``seed``, ``commit``, ``date``, and an optional ``note``.
+``seed``, ``commit``, ``date``, and an optional ``note``. docs/record.py writes them from a
+finished panel evaluation or exploiter run.
 """
 
 from __future__ import annotations
@@ -27,10 +29,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 ZOO_TABLE = re.compile(r"(<!-- zoo table -->\n).*?(<!-- /zoo table -->)", re.S)
-COLUMNS = {"vs heuristic": "vs heuristic", "vs MCTS": "vs mcts", "panel (worst)": "panel worst",
+COLUMNS = {"vs heuristic": "vs heuristic", "vs MCTS": "vs mcts", "panel (worst)": "panel vs",
            "exploiter": "exploiter"}
 """The zoo table's figure columns: header -> the start of the measures that fill it (what
-follows a comma in a measure is shown beside the figure)."""
+follows a comma in a measure is shown beside the figure; of the panel's, only the worst)."""
 
 
 def percent(record: dict) -> str:
@@ -54,6 +56,33 @@ def zoo_entries() -> list[dict]:
     return [json.loads(path.read_text()) for path in sorted((ROOT / "zoo").glob("*/metadata.json"))]
 
 
+def reference_entries() -> list[dict]:
+    """The agents every zoo figure is read against (docs/figures.json ``references``: an agent
+    spec, its game config and its figures), in the zoo entries' shape."""
+    references = json.loads((DOCS / "figures.json").read_text()).get("references", [])
+    return [{"name": f"{r['agent']} ({game_label(as_entry(r))})", **as_entry(r)}
+            for r in references]
+
+
+def as_entry(reference: dict) -> dict:
+    env = reference["env_config"]
+    return {**reference, "game": env["name"], "num_players": env["num_players"]}
+
+
+def column_cells(entry: dict, prefix: str, link: str) -> str:
+    """A zoo table cell: the figures whose measure starts with ``prefix``, each linked to its
+    provenance, with what follows a comma in its measure beside it; of the panel's, the worst
+    (with the member it was against)."""
+    found = [r for r in entry.get("figures", []) if r["measure"].startswith(prefix)]
+    if prefix == COLUMNS["panel (worst)"] and found:
+        worst = min(found, key=lambda r: r["score"])
+        return (f"[{cell(worst)}]({link}#{anchor(entry['name'], worst)}) "
+                f"(vs `{worst['opponent']}`, worst of {len(found)})")
+    return "<br>".join(f"[{cell(r)}]({link}#{anchor(entry['name'], r)})"
+                       + "".join(f" ({part.strip()})" for part in r["measure"].split(",")[1:])
+                       for r in found) or "–"
+
+
 def game_label(entry: dict) -> str:
     config = {k: v for k, v in entry["env_config"].items() if k not in ("name", "num_players")
               and v is not None}
@@ -62,25 +91,21 @@ def game_label(entry: dict) -> str:
     return f"{entry['game']} {entry['num_players']}p" + (f" ({rules})" if rules else "")
 
 
-def zoo_table(entries: list[dict], link: str) -> list[str]:
-    """One row per zoo agent: what it is, how it plays, and its figures (linked to their
-    provenance in results.md)."""
+def zoo_table(entries: list[dict], references: list[dict], link: str) -> list[str]:
+    """One row per zoo agent, then per reference agent: what it is, how it plays, and its
+    figures (linked to their provenance in results.md)."""
     lines = ["| agent | game | trained | plays with | " + " | ".join(COLUMNS) + " |",
              "|---" * (4 + len(COLUMNS)) + "|"]
-    for entry in entries:
-        cells = []
-        for prefix in COLUMNS.values():
-            found = [r for r in entry.get("figures", []) if r["measure"].startswith(prefix)]
-            cells.append("<br>".join(f"[{cell(r)}]({link}#{anchor(entry['name'], r)})"
-                                     + ("".join(f" ({part.strip()})" for part
-                                                in r["measure"].split(",")[1:]))
-                                     for r in found) or "–")
-        training = entry["training"]
-        sims = entry["policy"]["simulations"]
-        lines.append(f"| `zoo:{entry['name']}` | {game_label(entry)} | {training['algo']}, "
+    for entry in [*entries, *references]:
+        cells = [column_cells(entry, prefix, link) for prefix in COLUMNS.values()]
+        if "training" in entry:
+            training, sims = entry["training"], entry["policy"]["simulations"]
+            about = (f"`zoo:{entry['name']}` | {game_label(entry)} | {training['algo']}, "
                      f"{training['minutes']:.0f} min | "
-                     f"{f'{sims} simulations' if sims else 'its policy'} | "
-                     + " | ".join(cells) + " |")
+                     f"{f'{sims} simulations' if sims else 'its policy'}")
+        else:
+            about = f"`{entry['agent']}` | {game_label(entry)} | not trained | its rules"
+        lines.append(f"| {about} | " + " | ".join(cells) + " |")
     return lines
 
 
@@ -100,7 +125,7 @@ def ladder_summaries() -> list[tuple[str, dict]]:
 
 
 def results_page() -> str:
-    entries = zoo_entries()
+    entries, references = zoo_entries(), reference_entries()
     sections = json.loads((DOCS / "figures.json").read_text())["sections"]
     lines = ["# Measured results", "",
              "What stands today, each figure with its command, seed, commit and date; generated "
@@ -110,10 +135,12 @@ def results_page() -> str:
              "All figures: seats rotated, 95% intervals (Wilson for win rates and shares, "
              "bootstrap for ratings); a win share counts a shared first place by its share; "
              "with 3-4 seats the agent plays against copies of the opponent (1/n is parity).",
-             "", "## The zoo", "", *zoo_table(entries, ""), "",
+             "", "## The zoo", "", *zoo_table(entries, references, ""), "",
              "Panel: the worst score (share of first place) over the robustness panel "
-             "(arena/panel.py). Exploiter: what a fresh PPO agent trained 20 minutes against "
-             "the agent alone wins against it (`+experiment=exploit`; lower is more robust).",
+             "(arena/panel.py), against the member named. Exploiter: what a fresh PPO agent "
+             "trained 20 minutes against the agent alone wins against it "
+             "(`+experiment=exploit`; lower is more robust). The hand-written `heuristic` of "
+             "each game is measured the same way, as the reference.",
              ""]
     if (DOCS / "ladders").is_dir():
         lines += ["## Ladders", "", "Every zoo agent at several search budgets beside "
@@ -129,7 +156,7 @@ def results_page() -> str:
                   f"Measured {section['date']}, commit {section['commit']}:", "",
                   *(f"    {command}" for command in section["commands"]), ""]
     lines += ["## How each zoo figure was measured", ""]
-    for entry in entries:
+    for entry in [*entries, *references]:
         for record in entry.get("figures", []):
             lines += provenance(entry["name"], record)
     return "\n".join(lines) + "\n"
@@ -157,7 +184,7 @@ def ladder_page() -> str:
 
 def readme() -> str:
     text = (ROOT / "README.md").read_text()
-    table = "\n".join(zoo_table(zoo_entries(), "docs/results.md")) + "\n"
+    table = "\n".join(zoo_table(zoo_entries(), reference_entries(), "docs/results.md")) + "\n"
     return ZOO_TABLE.sub(lambda m: m.group(1) + table + m.group(2), text)
 
 

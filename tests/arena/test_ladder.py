@@ -16,6 +16,10 @@ from arena import ladder
 from arena.tournament import EvalConfig, run_evaluation
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "docs"))
+import generate  # noqa: E402
+import record  # noqa: E402
+
 NOBLES = {"name": "nobles", "num_players": 2, "mode": "journey", "scoring": None,
           "max_turns": 300}
 
@@ -116,6 +120,20 @@ def test_the_panel_reports_each_score_the_worst_and_the_mean(tmp_path, monkeypat
     assert scores["mean"] == pytest.approx(sum(scores["scores"].values()) / 3)
     assert all(0 <= s <= 1 for s in scores["scores"].values())
     assert len(evaluation.matches) == 3
+    # docs/record.py turns it into figure records; the zoo table shows the worst
+    figures = tmp_path / "figures.json"
+    figures.write_text(json.dumps({"sections": []}))
+    monkeypatch.setattr(record, "FIGURES", figures)
+    record.main(["panel", str(tmp_path), "--command", "evaluate.py schedule=panel", "--commit",
+                 "abc"])
+    (reference,) = json.loads(figures.read_text())["references"]
+    assert reference["agent"] == "heuristic" and reference["env_config"] == NOBLES
+    assert {r["opponent"]: r["score"] for r in reference["figures"]} == scores["scores"]
+    monkeypatch.setattr(generate, "DOCS", tmp_path)
+    worst = 100 * scores["worst"]
+    (row,) = [line for line in generate.results_page().splitlines()
+              if line.startswith("| `heuristic`")]
+    assert f"{worst:.1f}% [" in row and f"(vs `{scores['worst_member']}`, worst of 3)" in row
 
 
 def train_config(*overrides):
@@ -153,3 +171,9 @@ def test_an_exploiter_trains_against_its_target_and_measures_it(tmp_path):
     assert config["algo"]["pool"]["baselines"] == ["heuristic"]
     final = json.loads((tmp_path / "run" / "final_evaluation.json").read_text())
     assert final["opponents"] == ["heuristic"] and "final/heuristic/win_rate" in final["metrics"]
+    ((target, env_config, figure),) = record.exploiter_records(tmp_path / "run", {})
+    summary = result.final_eval["heuristic"].summaries[0]
+    assert (target, env_config["name"]) == ("heuristic", "nobles")
+    assert (figure["wins"], figure["draws"], figure["losses"]) == (
+        summary.wins, summary.draws, summary.losses)
+    assert figure["agent"] == "PPO exploiter (2 iterations)"
