@@ -178,7 +178,8 @@ def ladder_page() -> str:
                   f"{r['games']} | {r['ms_per_move']:.1f} |" for r in ladder["ratings"]]
         lines += ["", f"![{config}](ladders/{config}/ladder.png)", ""]
         if ladder.get("command"):
-            lines += [f"    {ladder['command']}", ""]
+            lines += [f"Commit {ladder['commit']}, {ladder['date']}:", "",
+                      f"    {ladder['command']}", ""]
     return "\n".join(lines) + "\n"
 
 

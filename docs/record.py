@@ -6,12 +6,14 @@ the old one; then ``python docs/generate.py`` renders the pages.
 
     python docs/record.py panel EVALUATE_FOLDER --command "python evaluate.py ..." --commit C
     python docs/record.py exploiter TRAIN_FOLDER --command "python train.py ..." --commit C
+    python docs/record.py ladder EVALUATE_FOLDER --name CONFIG --command "..." --commit C
 
 ``panel``: a ``schedule=panel`` evaluation (results.json): one record per judged agent and panel
 member, measure ``panel vs MEMBER`` (the zoo table shows the worst). ``exploiter``: a
 ``+experiment=exploit`` run (final_evaluation.json and the config in its last checkpoint): one
 record, measure ``exploiter``, for the exploited agent; its score is what the exploiter wins
-against it.
+against it. ``ladder``: a finished ``schedule=ladder`` evaluation is copied to
+docs/ladders/CONFIG/ (ladder.json with the command, commit and date added; ladder.png).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
+import shutil
 import sys
 from pathlib import Path
 
@@ -80,6 +83,17 @@ def exploiter_records(folder: Path, common: dict) -> list[tuple[str, dict, dict]
                 f"({final['iteration']} iterations)", **common})]
 
 
+def publish_ladder(folder: Path, target: Path, common: dict) -> Path:
+    """Copy a finished ladder (ladder.json with ``common`` added, ladder.png) to ``target``."""
+    data = json.loads((folder / "ladder.json").read_text())
+    if data["partial"]:
+        raise SystemExit(f"{folder} holds a partial ladder: resume it first")
+    target.mkdir(parents=True, exist_ok=True)
+    (target / "ladder.json").write_text(json.dumps({**data, **common}, indent=1) + "\n")
+    shutil.copyfile(folder / "ladder.png", target / "ladder.png")
+    return target
+
+
 def store(agent: str, env_config: dict, record: dict) -> Path:
     """Put ``record`` among ``agent``'s figures (replacing one of the same measure)."""
     if agent.startswith("zoo:"):
@@ -106,8 +120,9 @@ def store(agent: str, env_config: dict, record: dict) -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("kind", choices=("panel", "exploiter"))
+    parser.add_argument("kind", choices=("panel", "exploiter", "ladder"))
     parser.add_argument("folder", type=Path)
+    parser.add_argument("--name", help="ladder: its game config's name in docs/ladders/")
     parser.add_argument("--command", required=True, help="the command that measured it")
     parser.add_argument("--commit", required=True, help="the commit it ran at")
     parser.add_argument("--date", default=datetime.date.today().isoformat())
@@ -115,6 +130,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     common = {"command": args.command, "commit": args.commit, "date": args.date,
               **({"note": args.note} if args.note else {})}
+    if args.kind == "ladder":
+        if not args.name:
+            parser.error("ladder needs --name (e.g. nobles_2p)")
+        target = ROOT / "docs" / "ladders" / args.name
+        print(f"ladder -> {publish_ladder(args.folder, target, common)}")
+        return 0
     found = (panel_records if args.kind == "panel" else exploiter_records)(args.folder, common)
     for agent, env_config, record in found:
         path = store(agent, env_config, record)

@@ -30,7 +30,7 @@ def evaluate(*overrides, out: Path):
         cwd=ROOT, capture_output=True, text=True, timeout=600)
 
 
-def test_a_ladder_rates_every_agent_with_random_at_zero(tmp_path):
+def test_a_ladder_rates_every_agent_with_random_at_zero(tmp_path, monkeypatch):
     run = evaluate("env=nobles", "schedule=ladder",
                    'agents=[random,heuristic,"mcts:simulations=8"]', "games=4", "ladder_blocks=1",
                    out=tmp_path)
@@ -42,6 +42,17 @@ def test_a_ladder_rates_every_agent_with_random_at_zero(tmp_path):
     assert ratings["random"]["rating"] == 0
     assert all(r["low"] <= r["rating"] <= r["high"] for r in ratings.values())
     assert len(data["blocks"]) == 4  # two agents after the first: 1 + 1 blocks each
+    # published to docs/ladders/<config>/ by docs/record.py, rendered by docs/generate.py
+    docs = tmp_path / "docs"
+    record.publish_ladder(tmp_path, docs / "ladders" / "nobles_2p",
+                          {"command": "evaluate.py schedule=ladder", "commit": "abc",
+                           "date": "2026-12-05"})
+    monkeypatch.setattr(generate, "DOCS", docs)
+    page = generate.ladder_page()
+    top = data["ratings"][0]
+    assert f"| `{top['agent']}` | {top['rating']:.0f} [" in page
+    assert "![nobles_2p](ladders/nobles_2p/ladder.png)" in page and "Commit abc" in page
+    assert (docs / "ladders" / "nobles_2p" / "ladder.png").is_file()
     assert all(len(b["games"]) == 4 for b in data["blocks"])
     assert (tmp_path / "ladder.csv").is_file() and (tmp_path / "ladder.png").is_file()
 
