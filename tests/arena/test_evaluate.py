@@ -91,7 +91,7 @@ def prepare(*overrides):
     (["agents=[heuristic,random]", "+colour=blue"],
      "unknown config key(s) colour; valid keys: agent_options"),
     (["agents=[heuristic,heuristic]"], "agents lists an agent twice"),
-    (["agents=[mcts]", "agent_options.mcts.rollout=greedy"], "rollout must be one of"),
+    (["agents=[mcts,random]", "agent_options.mcts.rollout=greedy"], "rollout must be one of"),
     (["agents=[heuristic,random]", "+env.board=huge"], "unexpected keyword argument 'board'"),
 ])
 def test_bad_input_is_refused_before_any_game(overrides, message):
