@@ -65,8 +65,7 @@ def reference_entries() -> list[dict]:
 
 
 def as_entry(reference: dict) -> dict:
-    env = reference["env_config"]
-    return {**reference, "game": env["name"], "num_players": env["num_players"]}
+    return {**reference, "game": reference["env_config"]["name"]}
 
 
 def column_cells(entry: dict, prefix: str, link: str) -> str:

@@ -110,7 +110,8 @@ def store(agent: str, env_config: dict, record: dict) -> Path:
         holder = next((r for r in references if r["agent"] == agent
                        and r["env_config"] == env_config), None)
         if holder is None:
-            holder = {"agent": agent, "env_config": env_config, "figures": []}
+            holder = {"agent": agent, "env_config": env_config,
+                      "num_players": envs.make_game(env_config).num_players, "figures": []}
             references.append(holder)
     figures = holder.setdefault("figures", [])
     figures[:] = [r for r in figures if r["measure"] != record["measure"]] + [record]
