@@ -10,7 +10,7 @@ from omegaconf import OmegaConf
 from training.launch import check_config, run
 
 ROOT = Path(__file__).resolve().parents[2]
-# The exploiter is not a training recipe: it needs a target and is tested in tests/arena/test_ladder.py.
+# The exploiter is not a training recipe: it needs a target (tested in tests/arena/test_ladder.py).
 EXPERIMENTS = sorted(p.stem for p in (ROOT / "configs" / "experiment").glob("*.yaml")
                      if p.stem != "exploit")
 
