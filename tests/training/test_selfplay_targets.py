@@ -113,7 +113,7 @@ def test_opponent_games_seat_the_heuristic_everywhere_but_the_network_seat():
         torch.manual_seed(0)
         net = build_network(encoder.shape, game.num_actions, 3, ModelConfig(hidden=16))
         w = SelfPlay(game, encoder, net, SearchConfig(simulations=6, root="puct"),
-                     SelfPlayConfig(concurrent_games=concurrent, opponent="heuristic",
+                     SelfPlayConfig(concurrent_games=concurrent, opponents=("heuristic",),
                                     opponent_share=1.0), Outcomes(game, RewardConfig()))
         return w.play(SEEDS[:2])
 
@@ -136,4 +136,36 @@ def test_opponent_games_seat_the_heuristic_everywhere_but_the_network_seat():
         assert len(r.samples) == network_moves and heuristic_moves > 10
     with pytest.raises(ValueError, match="past_self_share \\+ selfplay.opponent_share"):
         SelfPlayConfig(past_self_share=0.5, opponent_share=0.6)
+    with pytest.raises(ValueError, match="selfplay.opponents"):
+        SelfPlayConfig(opponent_share=0.5, opponents=())
     assert all(r.others is None for r in worker(players=3).play(SEEDS))
+
+
+def test_each_opponent_game_draws_one_of_several_opponents_for_all_its_other_seats():
+    """With two opponents each game seats one of them (drawn from the game's seed) in every
+    seat but the network's; both get games, and the draw does not depend on concurrency."""
+    game = nobles.Game(num_players=3, max_turns=30)
+    encoder = nobles.Encoder(game)
+
+    def played(concurrent):
+        torch.manual_seed(0)
+        net = build_network(encoder.shape, game.num_actions, 3, ModelConfig(hidden=16))
+        w = SelfPlay(game, encoder, net, SearchConfig(simulations=4, root="puct"),
+                     SelfPlayConfig(concurrent_games=concurrent, opponents=("heuristic", "random"),
+                                    opponent_share=1.0), Outcomes(game, RewardConfig()))
+        return w.play(list(range(100, 108)))
+
+    records = played(4)
+    same_records(records, played(1))
+    assert [r.opponent for r in records] == [r.opponent for r in played(1)]
+    assert {r.opponent for r in records} == {0, 1}
+    heuristic = heuristic_for(game)
+    for r in (r for r in records if r.opponent == 0):
+        state = game.new_initial_state()
+        for action in r.actions:
+            if not state.is_chance_node() and state.current_player() != r.network_seat \
+                    and len(state.legal_actions()) > 1:
+                scores = dict((a, score) for score, a in heuristic._scores(state,
+                                                                            state.legal_actions()))
+                assert scores[action] == max(scores.values())
+            state.apply_action(action)
