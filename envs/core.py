@@ -237,6 +237,9 @@ class Hooks:
     - ``adjudicate(state, scale)``: every player's value of an unfinished position in [-1, 1],
       by how far ahead it is (``scale``: the margin worth tanh(1)); scores games cut short
       (``rewards.adjudication: distance``) and the positions' own leads. None: no adjudication.
+    - ``evaluate(state)``: every player's prospects in [-1, 1] by the game's own judgement
+      (what its heuristic plays by), for search leaves mixed with a network's value
+      (``search.game_value_weight``); None: a search cannot mix one in.
     - ``potential(game)``: the shaping lead :data:`Lead` of PPO's ``shaping.potential:
       distance``; None: ``adjudicate`` of each state (None too: no shaping).
     - ``decisions_left(state)``: about how many decisions the game still needs before its
@@ -251,6 +254,7 @@ class Hooks:
     """
 
     adjudicate: Callable[[State, float], np.ndarray] | None = None
+    evaluate: Callable[[State], np.ndarray] | None = None
     potential: Callable[[Game], Lead] | None = None
     decisions_left: Callable[[State], float] | None = None
     symmetries: Callable[[Game, Encoder], list[Symmetry]] | None = None

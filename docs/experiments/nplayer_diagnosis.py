@@ -1,7 +1,9 @@
 """Where does a trained network lose with 2-4 players? A diagnosis of any checkpoint or zoo entry.
 
-    python docs/experiments/nplayer_diagnosis.py zoo:nobles_4p --env "{name: nobles, num_players: 4}"
-    python docs/experiments/nplayer_diagnosis.py checkpoint:outputs/train/nobles/RUN/checkpoints/last.pt \
+    python docs/experiments/nplayer_diagnosis.py zoo:nobles_4p \
+        --env "{name: nobles, num_players: 4}"
+    python docs/experiments/nplayer_diagnosis.py \
+        checkpoint:outputs/train/nobles/RUN/checkpoints/last.pt \
         --env "{name: nobles, num_players: 4}" --games 200 --sims 200 --workers 2
 
 One agent (the network) against copies of ``--opponent`` (default ``heuristic``) in every other
@@ -14,7 +16,9 @@ seat, seats rotated, as the evaluation targets are measured. Printed as markdown
    winner +1, the rest -1/(n-1), so share = (value + 1/(n-1)) * (n-1)/n), against the share that
    seat really got in that game; by game phase (thirds of the game's decisions) for the agent's
    own seat and the opponents' seats, and by turn-order seat. Brier skill = 1 - Brier score over
-   that of always predicting 1/n: > 0 means the values know more than the seat count.
+   that of always predicting 1/n: > 0 means the values know more than the seat count. Beside
+   it, how well the values rank the seats (the correlation of value and observed share), and
+   the same for the game's own evaluation (its ``evaluate`` hook), where it has one.
 3. Reliability: positions binned by predicted share, the observed share in each bin.
 4. Policy: on ``--positions`` of the agent's own decisions (more than one legal move), top-1
    agreement of the network's policy with its own ``--sims`` search and with the opponent
@@ -28,7 +32,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import time
 
 import numpy as np
 import yaml
@@ -55,10 +58,8 @@ def with_options(spec: str, options: str) -> str:
 
 def play(env_config, spec, opponent, n, games, seed, workers):
     lineup = [spec] + [opponent] * (n - 1)
-    start = time.perf_counter()
     result = play_match(env_config, lineup, games, seed, workers=workers, record=True)
-    summary = result.summaries[0]
-    return result, summary, time.perf_counter() - start
+    return result, result.summaries[0]
 
 
 def positions(result, agent_name):
@@ -91,7 +92,7 @@ def strength_table(rows):
     print("| agent (one seat against the opponent in every other) | games | W-D-L | wins % "
           "[95% CI] | win share | ms/move |")
     print("|---|---|---|---|---|---|")
-    for label, summary, seconds in rows:
+    for label, summary in rows:
         low, high = wilson_interval(summary.wins, summary.games)
         print(f"| {label} | {summary.games} | {summary.wins}-{summary.draws}-{summary.losses} | "
               f"{100 * summary.win_rate:.1f} [{100 * low:.1f}, {100 * high:.1f}] | "
@@ -99,7 +100,8 @@ def strength_table(rows):
     print()
 
 
-def calibration_tables(rows, values, n):
+def calibration_tables(rows, values, game):
+    n = game.num_players
     movers = np.array([r[1] for r in rows])
     phases = np.array([r[2] for r in rows])
     agent_seats = np.array([r[3] for r in rows])
@@ -131,6 +133,17 @@ def calibration_tables(rows, values, n):
             cells.append(f"{predicted[mask, s].mean():.3f} | {observed[mask, s].mean():.3f}")
         cells.append(f"{predicted[own, s].mean():.3f} | {observed[own, s].mean():.3f}")
         print(f"| {s} | {' | '.join(cells)} |")
+    print()
+    game_value = envs.game_hooks(game).evaluate
+    judged = (np.stack([game_value(r[0]) for r in rows]) if game_value is not None else None)
+    print("| phase | correlation of value and observed share: network | game's evaluate hook |")
+    print("|---|---|---|")
+    for phase in (*range(3), None):
+        m = np.ones(len(rows), bool) if phase is None else phases == phase
+        cells = [f"{np.corrcoef(predicted[m].ravel(), observed[m].ravel())[0, 1]:+.3f}",
+                 "-" if judged is None
+                 else f"{np.corrcoef(judged[m].ravel(), observed[m].ravel())[0, 1]:+.3f}"]
+        print(f"| {PHASES[phase] if phase is not None else 'all'} | {' | '.join(cells)} |")
     print()
     edges = np.linspace(0.0, 1.0, 6)
     print("| predicted share | seat-positions | observed share |")
@@ -208,17 +221,17 @@ def main() -> None:
     network = make_agent(args.spec, game)
     alone_spec = with_options(args.spec, "sims=0")
     searched_spec = with_options(args.spec, f"sims={args.sims}")
-    alone, alone_summary, _ = play(env_config, alone_spec, args.opponent, n, args.games,
+    alone, alone_summary = play(env_config, alone_spec, args.opponent, n, args.games,
                                    args.seed, args.workers)
-    _, searched_summary, _ = play(env_config, searched_spec, args.opponent, n, args.games,
+    _, searched_summary = play(env_config, searched_spec, args.opponent, n, args.games,
                                   args.seed, args.workers)
     print(f"## {args.spec}: {game.name}, {n} players, against {args.opponent}, "
           f"{args.games} games (seed {args.seed})\n")
-    strength_table([(f"`{alone_spec}` (the network alone)", alone_summary, 0),
-                    (f"`{searched_spec}`", searched_summary, 0)])
+    strength_table([(f"`{alone_spec}` (the network alone)", alone_summary),
+                    (f"`{searched_spec}`", searched_summary)])
     rows = positions(alone, alone_spec)
     values = evaluate_values(network.evaluate, [r[0] for r in rows])
-    calibration_tables(rows, values, n)
+    calibration_tables(rows, values, game)
     policy_table(rows, network, game, network.acting.search, args.sims, args.opponent,
                  args.positions, args.seed)
 

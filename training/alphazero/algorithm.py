@@ -135,6 +135,10 @@ class AlphaZero(NetworkAlgorithm):
         super().__init__(config)
         algo = self.algo
         self.outcomes = Outcomes(self.game, algo.rewards)  # a bad config fails here
+        self.hooks = envs.game_hooks(self.game)
+        if algo.search.game_value_weight and self.hooks.evaluate is None:
+            raise ValueError(f"algo.search.game_value_weight needs a game with an evaluate hook; "
+                             f"{self.game.name!r} has none")
         augment = (augmenter(symmetries(self.game, self.encoder)) if algo.learner.augment
                    else None)
         self.learner = Learner(self.learning.trained, algo.learner, augment)
@@ -154,7 +158,7 @@ class AlphaZero(NetworkAlgorithm):
 
     def agent(self, acting: Acting | None = None) -> NetworkAgent:
         return NetworkAgent(NetworkEvaluator(self.net, self.encoder, self.game.num_players),
-                            acting or self.acting(), "trained")
+                            acting or self.acting(), "trained", self.hooks.evaluate)
 
     def state_dict(self) -> dict:
         return {"learner": self.learner.state_dict(), "rng": numpy_rng_state(self.rng),

@@ -33,6 +33,7 @@ from typing import Annotated
 
 import numpy as np
 
+import envs
 from agents import make_agent
 from envs.core import sample_chance
 from models.evaluator import NetworkEvaluator
@@ -189,6 +190,7 @@ class SelfPlay:
         self.config = config
         self.outcomes = outcomes
         self.evaluator = NetworkEvaluator(net, encoder, game.num_players)
+        self.game_value = envs.game_hooks(game).evaluate  # for search.game_value_weight
         self.teacher_share = config.teacher_share
         self.teacher = make_agent(config.teacher, game) if config.teacher_share else None
         self.opponents = ([make_agent(spec, game) for spec in config.opponents]
@@ -243,7 +245,7 @@ class SelfPlay:
                 continue
             found = search([games[i].state for i in chosen], evaluator, self.search_config,
                            [games[i].rng for i in chosen], add_noise=True,
-                           terminal_value=self.outcomes)
+                           terminal_value=self.outcomes, game_value=self.game_value)
             results.update(zip(chosen, found, strict=True))
             for i in chosen:
                 games[i].simulations += self.search_config.simulations

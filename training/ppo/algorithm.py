@@ -28,6 +28,7 @@ from typing import Annotated
 import numpy as np
 import torch
 
+import envs
 from agents.network import Acting, NetworkAgent
 from models.checkpoint import CheckpointError
 from models.evaluator import NetworkEvaluator
@@ -190,7 +191,7 @@ class PPO(NetworkAlgorithm):
 
     def agent(self) -> NetworkAgent:
         return NetworkAgent(NetworkEvaluator(self.net, self.encoder, self.game.num_players),
-                            self.acting(), "trained")
+                            self.acting(), "trained", envs.game_hooks(self.game).evaluate)
 
     def state_dict(self) -> dict:
         return {"version": STATE_VERSION, "optimizer": self.optimizer.state_dict(),
