@@ -21,9 +21,12 @@ seat, seats rotated, as the evaluation targets are measured. Printed as markdown
    the same for the game's own evaluation (its ``evaluate`` hook), where it has one.
 3. Reliability: positions binned by predicted share, the observed share in each bin.
 4. Policy: on ``--positions`` of the agent's own decisions (more than one legal move), top-1
-   agreement of the network's policy with its own ``--sims`` search and with the opponent
-   agent's choice, and the root value of that search against the network's value (Brier skill
-   of both on the same positions).
+   agreement of the network's policy with its own ``--sims`` search (with ``--search-options``,
+   e.g. ``game_value_weight=0.5``) and with the opponent agent's choice, and the root value of
+   that search against the network's value (Brier skill of both on the same positions).
+
+Run it from the repository root with the checkout first on the path (``PYTHONPATH=.``), so
+that it measures this checkout's code and not another installed copy.
 
 Everything is seeded (``--seed``): the same arguments give the same figures.
 """
@@ -156,7 +159,8 @@ def calibration_tables(rows, values, game):
     print()
 
 
-def policy_table(rows, network, game, spec_search, sims, opponent, count, seed):
+def policy_table(rows, network, game, sims, opponent, count, seed):
+    """``network``: the searched agent (its acting search, with any --search-options)."""
     rng = np.random.default_rng(seed)
     own = [r for r in rows if r[1] == r[3] and len(r[0].legal_actions()) > 1]
     chosen = [own[i] for i in sorted(rng.choice(len(own), min(count, len(own)),
@@ -166,10 +170,10 @@ def policy_table(rows, network, game, spec_search, sims, opponent, count, seed):
     legal = [np.flatnonzero(s.legal_actions_mask()) for s in states]
     net_choice = np.array([lg[np.argmax(lg_row[lg])] for lg, lg_row in zip(legal, logits,
                                                                            strict=True)])
-    config = dataclasses.replace(spec_search, simulations=sims)
+    config = dataclasses.replace(network.acting.search, simulations=sims)
     found = search(states, network.evaluate, config,
                    [np.random.default_rng([seed, i]) for i in range(len(states))],
-                   add_noise=False)
+                   add_noise=False, game_value=network.game_value)
     search_choice = np.array([r.selected if r.selected is not None
                               else r.actions[np.argmax(r.visits)] for r in found])
     other = make_agent(opponent, game)
@@ -211,6 +215,8 @@ def main() -> None:
     parser.add_argument("--opponent", default="heuristic")
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--sims", type=int, default=200)
+    parser.add_argument("--search-options", default="",
+                        help="more options of the searched agent, e.g. game_value_weight=0.5")
     parser.add_argument("--positions", type=int, default=400)
     parser.add_argument("--seed", type=int, default=12346)
     parser.add_argument("--workers", type=int, default=2)
@@ -220,7 +226,8 @@ def main() -> None:
     n = game.num_players
     network = make_agent(args.spec, game)
     alone_spec = with_options(args.spec, "sims=0")
-    searched_spec = with_options(args.spec, f"sims={args.sims}")
+    searched_spec = with_options(args.spec, ",".join(filter(None, [f"sims={args.sims}",
+                                                                  args.search_options])))
     alone, alone_summary = play(env_config, alone_spec, args.opponent, n, args.games,
                                    args.seed, args.workers)
     _, searched_summary = play(env_config, searched_spec, args.opponent, n, args.games,
@@ -232,7 +239,7 @@ def main() -> None:
     rows = positions(alone, alone_spec)
     values = evaluate_values(network.evaluate, [r[0] for r in rows])
     calibration_tables(rows, values, game)
-    policy_table(rows, network, game, network.acting.search, args.sims, args.opponent,
+    policy_table(rows, make_agent(searched_spec, game), game, args.sims, args.opponent,
                  args.positions, args.seed)
 
 
