@@ -52,6 +52,12 @@ their leads as they are.
 last: ``(1 - w) * target + w * search value``. The outcome of one game is a single noisy draw;
 the search's value averages many continuations, so the mix lowers the target's variance at the
 price of some bias towards the current network (the outcome keeps the larger share).
+
+Every target then sums to zero over the seats, as every game's returns do (a win of one seat
+is the others' loss): the leads (tanh of margins) and the search's values (the network's, or
+mixed with a game's evaluation) need not, and with 3-4 players their sum drifts, which would
+teach the value head that all seats are ahead at once. Subtracting the seats' mean keeps each
+seat's lead over the others and removes only that drift; outcome-only targets are unchanged.
 """
 
 from __future__ import annotations
@@ -144,7 +150,7 @@ class Outcomes:
         discounted by ``discount ** steps_left`` (decisions from that position to the end), mixed
         with each position's own race lead when ``position_weight`` > 0, then with the search's
         root value of the position (``search_values``, None where nothing was searched) when
-        ``search_value_weight`` > 0."""
+        ``search_value_weight`` > 0; each summing to zero over the seats, as returns do."""
         w = self.position_weight
         targets = [outcome * self.discount ** k for k in steps_left]
         if w:
@@ -153,4 +159,4 @@ class Outcomes:
         if w and search_values is not None:
             targets = [t if v is None else (1 - w) * t + w * v
                        for t, v in zip(targets, search_values, strict=True)]
-        return targets
+        return [t - t.mean() for t in targets]

@@ -80,6 +80,30 @@ def test_search_value_weight_mixes_the_root_value_into_the_targets():
         RewardConfig(search_value_weight=1.5)
 
 
+def test_n_player_value_targets_hold_one_value_per_seat_summing_to_zero_as_returns_do():
+    """Three seats, a hand-built Nobles position: seat 0 leads by 60 points. Its score lead
+    (tanh of margins) and a search's root value each drift from a zero sum; the targets mix
+    them with the outcome (seat 2 won) and subtract the seats' mean, so every target sums to
+    zero like the returns, and the seats' differences are the mix's."""
+    game = nobles.Game(num_players=3)
+    position = game.new_initial_state().to_dict()
+    position["scores"] = [60, 0, 0]
+    state = game.state_from_dict(position)
+    outcomes = Outcomes(game, RewardConfig(position_weight=0.5, search_value_weight=0.5))
+    lead = outcomes.position_value(state)
+    np.testing.assert_allclose(lead, 0.5 * np.tanh(np.array([60.0, -30.0, -30.0]) / 60.0))
+    assert abs(lead.sum()) > 0.05  # tanh of margins does not sum to zero
+    outcome = np.array([-0.5, -0.5, 1.0])  # engine returns: seat 2 won
+    searched = np.array([0.4, 0.1, 0.0])
+    targets = outcomes.targets(outcome, [lead, lead], [3, 1], [searched, None])
+    raw = [0.5 * (0.5 * outcome + 0.5 * lead) + 0.5 * searched, 0.5 * outcome + 0.5 * lead]
+    for target, mixed in zip(targets, raw, strict=True):
+        assert target.shape == (3,) and target.sum() == pytest.approx(0.0, abs=1e-12)
+        np.testing.assert_allclose(target, mixed - mixed.mean())
+    plain = Outcomes(game, RewardConfig(adjudication="none"))
+    np.testing.assert_allclose(plain.targets(outcome, [None], [1])[0], outcome)  # unchanged
+
+
 def test_past_self_plays_the_other_seats_and_only_the_network_seat_is_recorded():
     def played(concurrent, past_seed):
         w = worker(concurrent=concurrent, players=3, past=True, past_self_share=1.0)
