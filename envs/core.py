@@ -268,11 +268,15 @@ NO_HOOKS = Hooks()
 
 
 def margins(scores: np.ndarray, scale: float) -> np.ndarray:
-    """tanh of each player's lead in ``scores`` (higher is better) over the others' mean: the
-    usual ``adjudicate`` of a game with a score."""
-    n = len(scores)
-    others = (scores.sum() - scores) / (n - 1)
-    return np.tanh((scores - others) / scale)
+    """tanh of each player's lead in ``scores`` (higher is better) over the best other player:
+    the usual ``adjudicate`` of a game with a score. One player wins, so with 3-4 players being
+    ahead of the others' mean is not enough: the second of three, ahead of the last, is behind
+    where it counts. With two players the best other is the other."""
+    scores = np.asarray(scores, dtype=np.float64)
+    order = np.argsort(scores)
+    best, second = scores[order[-1]], scores[order[-2]]
+    rivals = np.where(np.arange(len(scores)) == order[-1], second, best)
+    return np.tanh((scores - rivals) / scale)
 
 
 def winner_returns(num_players: int, winners: list[int]) -> np.ndarray:

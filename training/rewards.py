@@ -9,7 +9,7 @@ self-play move cap (``selfplay.max_moves``), is scored by the game's ``adjudicat
 
     D_i = shortest walking distance (single steps around walls, pawns ignored) for player i to
           meet its win condition (both pawns on the two goal squares, or one pawn on either)
-    v_i = tanh((mean over j != i of D_j  -  D_i) / scale)
+    v_i = tanh((min over j != i of D_j  -  D_i) / scale)
 
 so a player ahead in the race gets a positive value, graded by the margin, and every
 adjudicated value is multiplied by ``cap`` < 1. Real wins and losses keep their engine returns

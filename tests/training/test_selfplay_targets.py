@@ -91,7 +91,7 @@ def test_n_player_value_targets_hold_one_value_per_seat_summing_to_zero_as_retur
     state = game.state_from_dict(position)
     outcomes = Outcomes(game, RewardConfig(position_weight=0.5, search_value_weight=0.5))
     lead = outcomes.position_value(state)
-    np.testing.assert_allclose(lead, 0.5 * np.tanh(np.array([60.0, -30.0, -30.0]) / 60.0))
+    np.testing.assert_allclose(lead, 0.5 * np.tanh(np.array([60.0, -60.0, -60.0]) / 60.0))
     assert abs(lead.sum()) > 0.05  # tanh of margins does not sum to zero
     outcome = np.array([-0.5, -0.5, 1.0])  # engine returns: seat 2 won
     searched = np.array([0.4, 0.1, 0.0])
