@@ -23,19 +23,24 @@ import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 
-from arena.evaluation import (
+from arena.tournament import (
     EvalConfig,
     build_agents,
     log_to_wandb,
     resumed_games,
     run_evaluation,
 )
+from configs.store import register
+from training.launch import register_resolvers
 from training.logging import console_copied_to
+
+register()  # the config groups' defaults, from their dataclasses
+register_resolvers()  # before Hydra composes configs/evaluate.yaml, which uses them
 
 
 def prepare(cfg: DictConfig) -> tuple[dict, EvalConfig, dict[str, list]]:
     """The env config, the typed evaluation config and every agent, built once for the whole
-    run (:func:`arena.evaluation.build_agents`, which also checks the schedule); bad input
+    run (:func:`arena.tournament.build_agents`, which also checks the schedule); bad input
     raises ``ValueError``/``TypeError``/``FileNotFoundError`` with a one-line message, as does
     a ``resume`` file that does not fit the evaluation."""
     values = {key: OmegaConf.to_container(value, resolve=True)
@@ -68,7 +73,7 @@ def main(cfg: DictConfig) -> None:
         evaluation = run_evaluation(env_config, config, out_dir, agents=agents)
     run_config = OmegaConf.to_container(cfg, resolve=True)
     if evaluation.matches:
-        log_to_wandb(run_config["logger"], run_config, evaluation)
+        log_to_wandb(run_config["logger"], run_config, evaluation, out_dir)
     if evaluation.partial:
         sys.exit(130)  # stopped by Ctrl-C, after writing the games finished so far
 

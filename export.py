@@ -17,6 +17,10 @@ import sys
 import hydra
 from omegaconf import DictConfig, OmegaConf
 
+from configs.store import register
+
+register()  # the config groups' defaults, from their dataclasses
+
 
 @hydra.main(version_base="1.3", config_path="configs", config_name="export")
 def main(cfg: DictConfig) -> None:

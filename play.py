@@ -1,30 +1,50 @@
-"""Play a game in the terminal against any agents:
+"""Play a game against any agents, in the terminal or in the browser:
 
     python play.py env=nobles agents=[human,onnx:outputs/.../export/nobles_2p.onnx]
+    python play.py ui=web          # a page on http://127.0.0.1:8000: every game, any seats
 
-shows the board after every move and reads your moves in the game's notation; ``help`` lists
-the commands (legal moves, hints, undo, save as a record or a GIF, load a record or position).
-Settings: configs/play.yaml; guide: docs/play.md.
+The terminal shows the board after every move and reads your moves in the game's notation;
+``help`` lists the commands (legal moves, hints, undo, save as a record or a GIF, load a record
+or position). The web page draws the board, takes clicks, watches and replays games. Settings:
+ui/settings.py (PlayConfig); guide: docs/play.md. A bad setting is one line and exit code 2.
 """
 
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import hydra
+from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
+
+from configs.store import register
+
+register()  # the config groups' defaults, from their dataclasses
+ENV_CONFIGS = Path(__file__).parent / "configs" / "env"
 
 
 @hydra.main(version_base="1.3", config_path="configs", config_name="play")
 def main(cfg: DictConfig) -> None:
-    from ui.terminal import PlayConfig, TerminalGame
+    from typedconfig import from_mapping
+    from ui.settings import PlayConfig
+    from ui.terminal import TerminalGame
 
     values = OmegaConf.to_container(cfg, resolve=True)
     env_config = values.pop("env")
     try:
-        game = TerminalGame(env_config, PlayConfig(**values), sys.stdin, sys.stdout)
+        play = from_mapping(PlayConfig, values)
+        if play.ui == "web":
+            from web.config import WebConfig
+            from web.server import serve
+
+            serve(WebConfig(play, env_config, HydraConfig.get().runtime.choices["env"],
+                            str(ENV_CONFIGS)))
+            return
+        game = TerminalGame(env_config, play, sys.stdin, sys.stdout)
     except (ValueError, TypeError, FileNotFoundError) as error:
-        sys.exit(f"error: {error}")
+        print(f"error: {error}", file=sys.stderr)
+        sys.exit(2)
     game.run()
 
 

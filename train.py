@@ -19,8 +19,10 @@ import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
 
+from configs.store import register
 from training.launch import register_resolvers
 
+register()  # the config groups' defaults, from their dataclasses
 register_resolvers()  # before Hydra composes configs/config.yaml, which uses them
 
 

@@ -70,6 +70,10 @@ def make_agent(spec: str, game, **options) -> Agent:
     builders = {"random": RandomAgent, "heuristic": HeuristicAgent, "mcts": MCTSAgent}
     if name not in builders:
         raise ValueError(f"unknown agent {spec!r}; valid agents: {', '.join(AGENT_NAMES)}")
-    if name != "mcts" and options:
+    if name == "heuristic":
+        unknown = sorted(set(options) - {"epsilon"})
+        if unknown:
+            raise ValueError(f"unknown heuristic option(s) {', '.join(unknown)}; valid: epsilon")
+    elif name != "mcts" and options:
         raise ValueError(f"{name} agents take no options, got {', '.join(options)}")
     return builders[name](game, **options)

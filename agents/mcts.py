@@ -9,6 +9,8 @@ from agents.heuristic import heuristic_for, heuristic_module
 from search.uct import UCT, UCTConfig
 
 ROLLOUTS = ("cutoff", "random")
+OPTIONS = (*(f.name for f in dataclasses.fields(UCTConfig)), "rollout", "priors")
+"""The keyword options of ``mcts`` agents."""
 
 
 class MCTSAgent:
@@ -26,11 +28,10 @@ class MCTSAgent:
         priors = settings.pop("priors", True)
         if rollout not in ROLLOUTS:
             raise ValueError(f"mcts rollout must be one of {', '.join(ROLLOUTS)}, got {rollout!r}")
-        fields = {f.name for f in dataclasses.fields(UCTConfig)}
-        unknown = sorted(set(settings) - fields)
+        unknown = sorted(set(settings) - set(OPTIONS))
         if unknown:
             raise ValueError(f"unknown mcts option(s) {', '.join(unknown)}; valid: "
-                             f"{', '.join(sorted(fields | {'rollout', 'priors'}))}")
+                             f"{', '.join(sorted(OPTIONS))}")
         if rollout == "random":
             settings["rollout_depth"] = None
         elif settings.get("rollout_depth", 0) is None:

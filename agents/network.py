@@ -138,13 +138,14 @@ def checkpoint_agent(path: str | Path, game=None, name: str = "checkpoint",
                      **options) -> NetworkAgent:
     """The trained agent of a checkpoint file, for ``game`` (default: the game it was trained
     on), playing as the checkpoint's ``acting`` says unless ``options`` say otherwise (as for
-    ``onnx:PATH``: :meth:`Acting.with_options`). Everything is checked here, before any game:
-    that the file exists and is an intact checkpoint trained on ``game``; each failure is one
-    ``ValueError`` / ``FileNotFoundError`` line."""
+    ``onnx:PATH``: :meth:`Acting.with_options`); option ``inference`` picks the network's
+    backend (:func:`models.inference.make_evaluator`: ``torch``, ``onnx``, ...). Everything is
+    checked here, before any game: that the file exists and is an intact checkpoint trained on
+    ``game``; each failure is one ``ValueError`` / ``FileNotFoundError`` line."""
     import envs
     from models.checkpoint import CheckpointError, build_model, load_checkpoint
-    from models.evaluator import NetworkEvaluator
     from models.features import make_encoder
+    from models.inference import make_evaluator
 
     if not Path(path).is_file():
         raise FileNotFoundError(f"checkpoint not found: {path}")
@@ -158,6 +159,8 @@ def checkpoint_agent(path: str | Path, game=None, name: str = "checkpoint",
             raise CheckpointError(f"checkpoint {path} was trained {mismatch}")
     net = build_model(payload["model"], f"checkpoint {path}")
     encoder = make_encoder(game, payload["model"]["config"].get("features") or ())
+    options = dict(options)
+    backend = options.pop("inference", "torch")
     acting = Acting.from_dict(payload["acting"], "acting").with_options(name, options)
-    return NetworkAgent(NetworkEvaluator(net, encoder, game.num_players), acting, name,
+    return NetworkAgent(make_evaluator(net, encoder, game.num_players, backend), acting, name,
                         envs.game_hooks(game).evaluate)

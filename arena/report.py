@@ -17,8 +17,8 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from arena.match import MatchResult, pairwise_results
-from arena.stats import Rating
+from arena.match import MatchResult
+from arena.stats import SCALE, Rating, base_name, pairwise_scores
 
 SHORT_NAME = 20
 """Agent names longer than this (a checkpoint's path) get a short label in tables."""
@@ -55,48 +55,80 @@ def legend(labels: dict[str, str]) -> str:
 
 
 def results_table(result: MatchResult, title: str | None = None,
-                  labels: dict[str, str] | None = None) -> Table:
-    """One row per agent of a match: wins-draws-losses, win rate with its 95% Wilson interval,
-    win share (shared wins split; more than two players only), mean return, rating and thinking
-    time per move. ``labels`` shorten agent names (:func:`short_labels`)."""
+                  labels: dict[str, str] | None = None,
+                  ratings: dict[str, Rating] | None = None) -> Table:
+    """One row per agent of a match: its games won alone, first places shared (more than two
+    players), draws (every seat equal) and losses, win rate with its 95% Wilson interval, win
+    share (shared wins split; more than two players), mean return, its rating on the one scale
+    (``ratings`` by name, from every game of the evaluation) and thinking time per move.
+    ``labels`` shorten agent names (:func:`short_labels`)."""
     labels = labels or short_labels(result.names)
     two_players = len(result.names) == 2
     games = len(result.games)
     lineup = " vs ".join(labels.get(n, n) for n in result.names)
     table = Table(title=title or f"{lineup} ({games} games)", box=box.SIMPLE, pad_edge=False)
     table.add_column("agent", no_wrap=True)
-    for column in ("W-D-L", "win% [95% CI]", *([] if two_players else ["share"]),
-                   "return", "rating [95% CI]", "ms/move"):
+    columns = ["W-D-L" if two_players else "W-S-D-L", "win% [95% CI]",
+               *([] if two_players else ["share"]), "return",
+               *([f"{SCALE} [95% CI]"] if ratings is not None else []), "ms/move"]
+    for column in columns:
         table.add_column(column, justify="right", no_wrap=True)
-    ratings = {r.name: r for r in result.ratings}
     for s in result.summaries:
+        record = (f"{s.wins}-{s.draws}-{s.losses}" if two_players
+                  else f"{s.wins}-{s.shared}-{s.draws}-{s.losses}")
+        rating = [] if ratings is None else [format_rating(ratings.get(base_name(s.name)))]
         table.add_row(
-            labels.get(s.name, s.name), f"{s.wins}-{s.draws}-{s.losses}",
+            labels.get(s.name, s.name), record,
             f"{100 * s.win_rate:.1f} [{100 * s.win_low:.0f}, {100 * s.win_high:.0f}]",
             *([] if two_players else [f"{s.win_share:.3f}"]), f"{s.mean_return:+.2f}",
-            _format_rating(ratings.get(s.name), elo=two_players),
-            f"{1000 * s.seconds_per_move:.1f}")
+            *rating, f"{1000 * s.seconds_per_move:.1f}")
     return table
 
 
-def ratings_table(ratings: Sequence[Rating], elo: bool, title: str = "ratings",
+def ratings_table(ratings: Sequence[Rating], title: str = "ratings",
                   labels: dict[str, str] | None = None) -> Table:
     labels = labels or short_labels([r.name for r in ratings])
     table = Table(title=title, box=box.SIMPLE)
     table.add_column("agent", no_wrap=True)
-    table.add_column("Elo (Bradley-Terry) [95% CI]" if elo else "openskill mu [95% CI]",
-                     justify="right")
+    table.add_column(f"{SCALE} [95% CI]", justify="right")
     for r in ratings:
-        table.add_row(labels.get(r.name, r.name), _format_rating(r, elo))
+        table.add_row(labels.get(r.name, r.name), format_rating(r))
     return table
 
 
-def _format_rating(rating: Rating | None, elo: bool) -> str:
+def format_rating(rating: Rating | None) -> str:
     if rating is None:
         return "-"
-    if elo:
-        return f"{rating.rating:.0f} [{rating.low:.0f}, {rating.high:.0f}]"
-    return f"{rating.rating:.1f} [{rating.low:.1f}, {rating.high:.1f}]"
+    return f"{rating.rating:.0f} [{rating.low:.0f}, {rating.high:.0f}]"
+
+
+def panel_table(scores: dict[str, dict], labels: dict[str, str]) -> Table:
+    table = Table(title="robustness panel: score (share of first place; 1/n is parity)",
+                  box=box.SIMPLE)
+    table.add_column("agent", no_wrap=True)
+    members = list(next(iter(scores.values()))["scores"]) if scores else []
+    for member in members:
+        table.add_column(labels.get(member, member), justify="right")
+    table.add_column("worst", justify="right")
+    table.add_column("mean", justify="right")
+    for agent, row in scores.items():
+        table.add_row(labels.get(agent, agent),
+                      *(f"{row['scores'][m]:.3f}" for m in members),
+                      f"{row['worst']:.3f}", f"{row['mean']:.3f}")
+    return table
+
+
+def ladder_table(rows: Sequence[dict], labels: dict[str, str], title: str) -> Table:
+    """A ladder's ratings (arena/ladder.py's rows), best first."""
+    table = Table(title=title, box=box.SIMPLE)
+    for column in ("agent", f"{SCALE} [95% CI]", "games", "ms/move"):
+        table.add_column(column, justify="left" if column == "agent" else "right")
+    for row in rows:
+        table.add_row(labels.get(row["agent"], row["agent"]),
+                      "-" if row["rating"] is None else
+                      f"{row['rating']:.0f} [{row['low']:.0f}, {row['high']:.0f}]",
+                      str(row["games"]), f"{row['ms_per_move']:.1f}")
+    return table
 
 
 def match_summary(result: MatchResult) -> dict:
@@ -134,8 +166,8 @@ def write_json(path: Path, env_config: dict, settings: dict, matches: Sequence[M
     path.write_text(json.dumps(data, indent=2))
 
 
-CSV_COLUMNS = ("lineup", "agent", "games", "wins", "draws", "losses", "win_rate", "win_low",
-               "win_high", "win_share", "mean_return", "seconds_per_move")
+CSV_COLUMNS = ("lineup", "agent", "games", "wins", "shared", "draws", "losses", "win_rate",
+               "win_low", "win_high", "win_share", "mean_return", "seconds_per_move")
 
 
 def csv_rows(matches: Sequence[MatchResult]) -> list[dict]:
@@ -156,10 +188,10 @@ def write_csv(path: Path, matches: Sequence[MatchResult]) -> None:
         writer.writerows(csv_rows(matches))
 
 
-def pairwise_scores(matches: Sequence[MatchResult]) -> tuple[list[str], np.ndarray]:
-    """``scores[i, j]`` = i's score rate against j (a win 1, a draw 1/2), NaN where they did not
+def score_rates(matches: Sequence[MatchResult]) -> tuple[list[str], np.ndarray]:
+    """``rates[i, j]`` = i's score rate against j (a win 1, a draw 1/2), NaN where they did not
     meet."""
-    names, points, games = pairwise_results(matches)
+    names, points, games = pairwise_scores(matches)
     return names, np.where(games > 0, points / np.maximum(games, 1), np.nan)
 
 
@@ -182,11 +214,10 @@ def write_chart(path: Path, title: str, matches: Sequence[MatchResult],
                 xerr=[[r.rating - r.low for r in order], [r.high - r.rating for r in order]],
                 fmt="o", capsize=4)
     ax.set_yticks(range(len(order)), [r.name for r in order])
-    ax.set_xlabel("Elo (Bradley-Terry), 95% interval" if two_players
-                  else "openskill mu, 95% interval")
+    ax.set_xlabel(f"{SCALE}, 95% interval")
     ax.grid(axis="x", alpha=0.3)
     if two_players:
-        names, scores = pairwise_scores(matches)
+        names, scores = score_rates(matches)
         ax = axes[0, 1]
         image = ax.imshow(scores, vmin=0, vmax=1, cmap="RdYlGn")
         ax.set_xticks(range(len(names)), names, rotation=30, ha="right")

@@ -4,7 +4,7 @@ weights: speed does not depend on them) in the two places it plays,
 - ``training``: the training run's own evaluation (``training.evaluation.evaluate``, the
   policy as an in-process arena agent), and
 - ``evaluate.py``: a ``checkpoint:PATH`` agent built from the saved file and played by
-  ``arena.evaluation.run_evaluation`` with its default settings,
+  ``arena.tournament.run_evaluation`` with its default settings,
 
 both against ``random`` on the same game, seeds and number of games, in one run, each one game
 at a time (``batch_games=1``) and with the default ``batch_games`` (many games at once, the
@@ -22,20 +22,18 @@ import tempfile
 from pathlib import Path
 
 import torch
-from omegaconf import OmegaConf
 from rich.console import Console
 from rich.table import Table
 
 import envs
 from agents.network import Acting, NetworkAgent
-from arena.evaluation import EvalConfig, run_evaluation
+from arena.tournament import EvalConfig, run_evaluation
 from models.checkpoint import model_payload
 from models.evaluator import NetworkEvaluator
 from models.features import make_encoder, resolve_features
 from models.nets import ModelConfig, action_layout, build_network
 from training.evaluation import evaluate
 from training.saving import save_checkpoint
-from typedconfig import from_mapping
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -43,10 +41,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def checkpoint_of_default_network(game_name: str, folder: Path) -> tuple[Path, NetworkAgent]:
     env_config = {"name": game_name}
     game = envs.make_game({"name": game_name})
-    model = OmegaConf.to_container(OmegaConf.load(ROOT / "configs" / "model" / "small.yaml"))
-    model.pop("name", None)
-    model["features"] = list(resolve_features(game, model.get("features") or ()))
-    config = from_mapping(ModelConfig, model, "model")
+    config = ModelConfig(features=resolve_features(game, ModelConfig().features))
     encoder = make_encoder(game, config.features)
     net = build_network(encoder.shape, game.num_actions, game.num_players, config,
                         action_layout(encoder)).eval()

@@ -1,59 +1,62 @@
 """Search speed: simulations/s of our batched PUCT search with the default network
-(configs/model/small.yaml, its input features included), beside the
+(``model=small``: ModelConfig's defaults, its input features included), beside the
 network's own forward throughput at the same batch size, and beside OpenSpiel's Python
 ``MCTSBot`` driving the same engine with the same network as a batch-1 evaluator.
 
-Our search runs the network as ``models.evaluator.inference_module`` (frozen TorchScript, batch
-norm folded, oneDNN), as training and checkpoint agents do. OpenSpiel is timed twice: with the
-eager network (what a user of its ``MCTSBot`` would plug in) and with the same frozen module.
+Our search runs the network through each inference option of ``--inference``
+(:func:`models.inference.make_evaluator`: ``torch`` is ``models.evaluator.inference_module``,
+frozen TorchScript with batch norm folded and oneDNN, as training and checkpoint agents use it;
+``onnx`` onnxruntime; ``+cache`` with the evaluation cache). OpenSpiel is timed three times:
+with the eager network (what a user of its ``MCTSBot`` would plug in), with the frozen module,
+and with the network in onnxruntime (the fastest at batch 1); the ratio is against the fastest.
 
     python benchmarks/search_speed.py                      # Blockade, 2 players
     python benchmarks/search_speed.py --game nobles --simulations 64 --batches 1 16 64
 
 Columns:
 - ``sims/s``: simulations per second of wall time (``batch`` trees searched together).
-- ``net pos/s``: the network alone (the frozen module the search runs), forward passes on
+- ``net pos/s``: the network alone (the runner of that inference option), forward passes on
   random inputs of that batch size.
 - ``overhead``: share of the search's wall time not spent inside the network's forward
   (selection, expansion, backup, encoding, engine moves): 1 - forward time / wall time.
 - ``vs OpenSpiel``: our sims/s over OpenSpiel ``MCTSBot`` sims/s (PUCT child selection,
-  no solver, same network weights, same engine states), with the eager network / with the
-  frozen module in its evaluator.
+  no solver, same network weights, same engine states) with its fastest evaluator.
 """
 
 from __future__ import annotations
 
 import argparse
 import time
-from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
 import torch
-from omegaconf import OmegaConf
 from rich.console import Console
 from rich.table import Table
 
 import envs
-from models.evaluator import NetworkEvaluator, inference_module
+from models.evaluator import NetworkEvaluator
 from models.features import make_encoder
-from models.nets import action_layout, build_network, model_config
+from models.inference import make_evaluator
+from models.nets import ModelConfig, action_layout, build_network
 from search.puct import SearchConfig, search
 
-DEFAULT_MODEL = Path(__file__).resolve().parents[1] / "configs" / "model" / "small.yaml"
+CACHE_SIZE = 4096
+"""Outputs kept by an inference variant's ``+cache``: in self-play every hit of 32 games at the
+recipes' budgets falls within the last ~1,000 evaluations (LRU sizes 1,024 to 65,536 gave the
+same hit rate within 0.5 points)."""
 
+class TimedRunner:
+    """An evaluator's runner (observations -> network outputs), with the wall time spent in it
+    added up."""
 
-class TimedNet(torch.nn.Module):
-    """The network, with the wall time spent in its forward passes added up."""
-
-    def __init__(self, net):
-        super().__init__()
-        self.net = net
+    def __init__(self, runner):
+        self.runner = runner
         self.seconds = 0.0
 
-    def forward(self, obs):
+    def __call__(self, obs):
         start = time.perf_counter()
-        out = self.net(obs)
+        out = self.runner(obs)
         self.seconds += time.perf_counter() - start
         return out
 
@@ -79,27 +82,34 @@ def sample_positions(game, count: int, seed: int) -> list:
     return positions
 
 
-def forward_rate(net, shape, batch: int, seconds: float) -> float:
-    x = torch.rand(batch, *shape)
-    net.eval()
-    with torch.inference_mode():
-        net(x)
-        start, calls = time.perf_counter(), 0
-        while time.perf_counter() - start < seconds:
-            net(x)
-            calls += 1
+def forward_rate(runner, shape, batch: int, seconds: float) -> float:
+    x = torch.rand(batch, *shape).numpy()
+    runner(x)
+    start, calls = time.perf_counter(), 0
+    while time.perf_counter() - start < seconds:
+        runner(x)
+        calls += 1
     return batch * calls / (time.perf_counter() - start)
 
 
-def our_search(game, encoder, net, positions, simulations: int) -> tuple[float, float]:
+def inference_evaluator(net, encoder, num_players: int, variant: str) -> NetworkEvaluator:
+    """The evaluator of an inference variant: ``BACKEND`` or ``BACKEND+cache``
+    (:data:`CACHE_SIZE` outputs kept)."""
+    backend, _, cache = variant.partition("+")
+    return make_evaluator(net, encoder, num_players, backend, CACHE_SIZE if cache else 0)
+
+
+def our_search(evaluator: NetworkEvaluator, positions, simulations: int) -> tuple[float, float]:
     """(simulations/s, share of wall time inside the network)."""
-    evaluator = NetworkEvaluator(net, encoder, game.num_players)
-    timed = evaluator.module = TimedNet(evaluator.module)
+    timed = evaluator.runner = TimedRunner(evaluator.runner)
     config = SearchConfig(simulations=simulations, root="puct", chance="sample")
     rngs = [np.random.default_rng(i) for i in range(len(positions))]
     start = time.perf_counter()
     search(positions, evaluator, config, rngs, add_noise=False)
     wall = time.perf_counter() - start
+    evaluator.runner = timed.runner
+    if evaluator.cache is not None:
+        evaluator.cache.clear()  # every repeat starts cold
     return len(positions) * simulations / wall, timed.seconds / wall
 
 
@@ -121,11 +131,10 @@ class OpenSpielEvaluator:
         return list(zip(legal, z / z.sum(), strict=True))
 
 
-def openspiel_search(game, encoder, net, positions, simulations: int,
-                     optimize: bool) -> float | None:
+def openspiel_search(game, evaluator: NetworkEvaluator, positions,
+                     simulations: int) -> float | None:
     """Simulations/s of OpenSpiel's Python MCTSBot on our engine states (which already speak
-    pyspiel's state method names), or None when open_spiel is not installed; ``optimize``: the
-    network as our frozen inference module, else eager."""
+    pyspiel's state method names), or None when open_spiel is not installed."""
     try:
         import pyspiel
         from open_spiel.python.algorithms import mcts
@@ -135,8 +144,8 @@ def openspiel_search(game, encoder, net, positions, simulations: int,
                                 dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL)
     shim = SimpleNamespace(get_type=lambda: game_type, max_utility=lambda: 1.0,
                            num_players=lambda: game.num_players)
-    evaluator = OpenSpielEvaluator(NetworkEvaluator(net, encoder, game.num_players, optimize))
-    bot = mcts.MCTSBot(shim, uct_c=1.5, max_simulations=simulations, evaluator=evaluator,
+    bot = mcts.MCTSBot(shim, uct_c=1.5, max_simulations=simulations,
+                       evaluator=OpenSpielEvaluator(evaluator),
                        solve=False, random_state=np.random.RandomState(0),
                        child_selection_fn=mcts.SearchNode.puct_value)
     start = time.perf_counter()
@@ -151,6 +160,10 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--simulations", type=int, default=64)
     parser.add_argument("--batches", type=int, nargs="+", default=[1, 16, 64])
+    parser.add_argument("--inference", nargs="+", default=["torch", "onnx", "onnx+cache"],
+                        help="our search's inference options: BACKEND or BACKEND+cache")
+    parser.add_argument("--repeats", type=int, default=3,
+                        help="interleaved repeats of every row; medians count")
     parser.add_argument("--openspiel-positions", type=int, default=4)
     parser.add_argument("--threads", type=int, default=1, help="torch threads")
     parser.add_argument("--no-features", action="store_true",
@@ -160,33 +173,52 @@ def main() -> None:
     torch.manual_seed(0)
     config = {} if args.game == "barricade" else {"num_players": args.players}
     game = envs.make_game({"name": args.game, **config})
-    model = OmegaConf.to_container(OmegaConf.load(DEFAULT_MODEL))
-    model = model_config(model)
+    model = ModelConfig()
     encoder = make_encoder(game, () if args.no_features else model.features)
     net = build_network(encoder.shape, game.num_actions, game.num_players, model,
                         action_layout(encoder)).eval()
+    ours = {variant: inference_evaluator(net, encoder, game.num_players, variant)
+            for variant in args.inference}
+    peers = {"eager": NetworkEvaluator(net, encoder, game.num_players, optimize=False),
+             "frozen": inference_evaluator(net, encoder, game.num_players, "torch"),
+             "onnx": inference_evaluator(net, encoder, game.num_players, "onnx")}
     os_positions = sample_positions(game, args.openspiel_positions, 1)
-    os_eager, os_frozen = (openspiel_search(game, encoder, net, os_positions, args.simulations,
-                                            optimize) for optimize in (False, True))
-    frozen = inference_module(net)
+    batches = {batch: sample_positions(game, batch, 0) for batch in args.batches}
+    rates: dict = {}
+    # Everything once per repeat, so that load hits all rows alike; the first repeat is a
+    # warm-up (TorchScript optimizes a module on its first calls) and does not count.
+    for repeat in range(args.repeats + 1):
+        if repeat == 1:
+            rates.clear()
+        for name, evaluator in peers.items():
+            rate = openspiel_search(game, evaluator, os_positions, args.simulations)
+            rates.setdefault(("openspiel", name), []).append(rate)
+        for variant, evaluator in ours.items():
+            for batch, positions in batches.items():
+                rates.setdefault((variant, batch), []).append(
+                    our_search(evaluator, positions, args.simulations))
+    openspiel = {name: None if None in rates["openspiel", name]
+                 else float(np.median(rates["openspiel", name])) for name in peers}
+    best_peer = max((rate, name) for name, rate in openspiel.items() if rate is not None) \
+        if openspiel["eager"] is not None else None
     table = Table(title=f"{args.game} ({game.num_players} players), {args.simulations} "
                         f"simulations per search, default network, {args.threads} thread(s), "
-                        f"input {encoder.shape}")
-    for column in ("batch", "sims/s", "net pos/s", "overhead", "vs OpenSpiel"):
-        table.add_column(column, justify="right")
-    for batch in args.batches:
-        positions = sample_positions(game, batch, 0)
-        rate, net_share = our_search(game, encoder, net, positions, args.simulations)
-        table.add_row(str(batch), f"{rate:.0f}",
-                      f"{forward_rate(frozen, encoder.shape, batch, 2.0):.0f}",
-                      f"{100 * (1 - net_share):.1f}%",
-                      "n/a" if os_eager is None else
-                      f"{rate / os_eager:.1f}x / {rate / os_frozen:.1f}x")
+                        f"input {encoder.shape}, medians of {args.repeats} repeats")
+    for column in ("inference", "batch", "sims/s", "net pos/s", "overhead",
+                   "vs OpenSpiel" + ("" if best_peer is None else f" ({best_peer[1]})")):
+        table.add_column(column, justify="left" if column == "inference" else "right")
+    for variant, evaluator in ours.items():
+        for batch in args.batches:
+            rate, net_share = np.median(rates[variant, batch], axis=0)
+            table.add_row(variant, str(batch), f"{rate:.0f}",
+                          f"{forward_rate(evaluator.runner, encoder.shape, batch, 1.0):.0f}",
+                          f"{100 * (1 - net_share):.1f}%",
+                          "n/a" if best_peer is None else f"{rate / best_peer[0]:.1f}x")
     console = Console()
     console.print(table)
-    if os_eager is not None:
-        console.print(f"OpenSpiel MCTSBot (Python, batch-1 evaluator): {os_eager:.0f} sims/s "
-                      f"with the eager network, {os_frozen:.0f} with the frozen module")
+    if best_peer is not None:
+        console.print("OpenSpiel MCTSBot (Python, batch-1 evaluator), sims/s: " + ", ".join(
+            f"{rate:.0f} with the {name} network" for name, rate in openspiel.items()))
 
 
 if __name__ == "__main__":

@@ -9,9 +9,10 @@ import importlib
 import math
 
 PACKAGES = ("typedconfig", "cluster", "envs", "models", "search", "zoo", "agents", "arena",
-            "training", "ui")
-"""The project's packages (pyproject.toml's ``packages.find``), bottom layer first: shipped to
-Ray workers with ``ship_code``, and the import layers tests/test_layers.py checks."""
+            "training", "ui", "web", "configs")
+"""The project's packages (pyproject.toml's ``packages.find``), bottom layer first: a module
+imports only from its own package and those before it (tests/test_layers.py checks); shipped
+to Ray workers with ``ship_code``."""
 
 
 def import_ray():

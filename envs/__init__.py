@@ -4,6 +4,7 @@
 from envs.core import (
     GAMES,
     config_mismatch,
+    default_config,
     game_hooks,
     game_module,
     game_package,
@@ -11,5 +12,5 @@ from envs.core import (
     sample_chance,
 )
 
-__all__ = ["GAMES", "config_mismatch", "game_hooks", "game_module", "game_package", "make_game",
-           "sample_chance"]
+__all__ = ["GAMES", "config_mismatch", "default_config", "game_hooks", "game_module",
+           "game_package", "make_game", "sample_chance"]

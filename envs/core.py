@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import inspect
 import sys
 import warnings
 from bisect import bisect_right
@@ -138,6 +139,14 @@ def make_game(env_config: Mapping[str, Any]) -> Game:
     return game_module(config.pop("name")).Game(**config)
 
 
+def default_config(name: str) -> dict[str, Any]:
+    """The env config of game ``name`` with every keyword its ``Game`` takes, at the
+    constructor's defaults: ``{"name": "nobles", "num_players": 2, ...}``."""
+    signature = inspect.signature(game_module(name).Game.__init__)
+    return {"name": name, **{key: p.default for key, p in signature.parameters.items()
+                             if key != "self" and p.default is not inspect.Parameter.empty}}
+
+
 def config_mismatch(env_config: Mapping[str, Any], game: Game) -> str | None:
     """How ``game`` differs from the game ``env_config`` describes (defaults resolved on both
     sides), to follow "trained" or "played": ``on 'nobles', not 'blockade'`` or ``with
@@ -147,7 +156,8 @@ def config_mismatch(env_config: Mapping[str, Any], game: Game) -> str | None:
     if name != game.name:
         return f"on {name!r}, not {game.name!r}"
     made_for = make_game(env_config)
-    for field in config:
+    # Keys given a value first: a preset's (None) keys differ only through the given ones.
+    for field in sorted(config, key=lambda key: config[key] is None):
         if getattr(made_for, field) != getattr(game, field):
             return (f"with {field}={getattr(made_for, field)!r} but the game has "
                     f"{field}={getattr(game, field)!r}")

@@ -29,24 +29,49 @@ def inference_module(net: torch.nn.Module) -> torch.nn.Module:
             return copied
 
 
-class NetworkEvaluator:
-    """``evaluate(states) -> (board logits [B, A], absolute values [B, n])`` for search.
-
-    With ``optimize`` the network runs as :func:`inference_module`, a frozen copy: call
+class TorchRunner:
+    """Observations -> (view logits, relative values) as numpy arrays, through
+    :func:`inference_module`'s frozen copy of ``net`` (``optimize``) or ``net`` itself; call
     :meth:`refresh` after changing ``net``'s weights."""
 
-    def __init__(self, net: torch.nn.Module, encoder, num_players: int, optimize: bool = True):
+    def __init__(self, net: torch.nn.Module, optimize: bool = True):
         self.net = net
-        self.encoder = encoder
-        self.maps = ViewMaps(encoder, num_players)
         self.optimize = optimize
-        self.batches = 0
-        self.positions = 0
         self.refresh()
 
     def refresh(self) -> None:
-        """Take up ``net``'s current weights."""
         self.module = inference_module(self.net) if self.optimize else self.net
+
+    def __call__(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        self.module.eval()
+        with torch.inference_mode():
+            logits, values = self.module(torch.from_numpy(obs))
+        return logits.numpy(), values.numpy()
+
+
+class NetworkEvaluator:
+    """``evaluate(states) -> (board logits [B, A], absolute values [B, n])`` for search.
+
+    The network runs through ``runner`` (observations -> view logits, relative values; default
+    a :class:`TorchRunner`, frozen with ``optimize``; :func:`models.inference.make_evaluator`
+    builds the others), and through ``cache`` (:class:`models.inference.EvaluationCache`) when
+    given: call :meth:`refresh` after changing ``net``'s weights."""
+
+    def __init__(self, net: torch.nn.Module, encoder, num_players: int, optimize: bool = True,
+                 runner=None, cache=None):
+        self.net = net
+        self.encoder = encoder
+        self.maps = ViewMaps(encoder, num_players)
+        self.runner = runner if runner is not None else TorchRunner(net, optimize)
+        self.cache = cache
+        self.batches = 0
+        self.positions = 0
+
+    def refresh(self) -> None:
+        """Take up ``net``'s current weights (and forget the cached outputs of the old ones)."""
+        self.runner.refresh()
+        if self.cache is not None:
+            self.cache.clear()
 
     def encode(self, states: Sequence) -> tuple[np.ndarray, np.ndarray]:
         players = np.array([s.current_player() for s in states], dtype=np.int64)
@@ -54,10 +79,11 @@ class NetworkEvaluator:
 
     def __call__(self, states: Sequence) -> tuple[np.ndarray, np.ndarray]:
         obs, players = self.encode(states)
-        self.module.eval()
-        with torch.inference_mode():
-            logits, values = self.module(torch.from_numpy(obs))
+        if self.cache is None:
+            logits, values = self.runner(obs)
+        else:
+            logits, values = self.cache(obs, self.runner)
         self.batches += 1
         self.positions += len(states)
-        return (self.maps.logits_to_board(logits.numpy(), players),
-                self.maps.values_to_abs(values.numpy().astype(np.float64), players))
+        return (self.maps.logits_to_board(logits, players),
+                self.maps.values_to_abs(values.astype(np.float64), players))

@@ -54,17 +54,33 @@ FORMATS = ("onnx", "torchscript", "both")
 
 @dataclass(frozen=True)
 class ExportConfig:
-    """``configs/export.yaml`` (every field explained there)."""
+    """``export.py``'s settings (docs/export.md)."""
 
+    # the checkpoint to export (train.py's checkpoints/last.pt)
     checkpoint: str
+    # onnx | torchscript | both: which kinds of files to write (each kind holds two graphs: the
+    # network, and the masked greedy policy)
     format: str = "both"
+    # folder for the files; null = an export/ folder beside the checkpoint
     out_dir: str | None = None
+    # file name stem; null = <game>_<players>p, e.g. blockade_2p
     name: str | None = None
+    # ONNX opset: 21 runs on onnxruntime 1.18 and every 1.2x release
     opset: int = 21
+    # positions of one random game (seeded by `seed`) whose network outputs the metadata
+    # stores; loading a file checks them, so a changed encoder fails on load (at least 2: they
+    # also trace the graphs)
     reference_positions: int = 4
+    # seed of that random game
     seed: int = 0
+    # a name (e.g. nobles_2p): add the policy to the pretrained zoo as zoo/<name>/policy.onnx
+    # (the network graph) + metadata.json, played by the agent spec zoo:<name> (docs/zoo.md);
+    # format, out_dir and name do not apply. $BOARDGAME_RL_ZOO points the zoo elsewhere
     zoo: str | None = None
-    figures: dict | None = None
+    # zoo only: the measured figures for metadata.json, a list of records (docs/generate.py
+    # says their fields); null = the run's final evaluation (final_evaluation.json in its
+    # folder), one record per opponent
+    figures: list[dict] | None = None
 
     def __post_init__(self):
         if self.zoo is not None and (self.out_dir is not None or self.name is not None):

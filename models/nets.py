@@ -42,16 +42,26 @@ class ActionLayout:
 
 @dataclass(frozen=True)
 class ModelConfig:
-    """Sizes of both network kinds; the YAML twin with comments is configs/model/*.yaml."""
+    """``model``: the network. The defaults are the default network (``model=small``), sized
+    for 2 CPU cores; configs/model/*.yaml are presets."""
 
-    channels: int = 32  # conv net: channels of the residual tower
-    blocks: int = 3  # residual blocks (conv or MLP)
-    hidden: int = 256  # MLP width, and the conv net's value-head width
-    policy_channels: int = 4  # conv net: 1x1 channels feeding the policy layer
-    features: tuple[str, ...] = ()  # derived input planes (models/features.py), e.g. distance
-    kind: str = "auto"  # auto: conv net for planes, MLP for vectors | conv | mlp (flattens planes)
-    policy_head: str = "auto"  # conv net: auto (spatial where the game has an action layout) |
-    # flat (1x1 conv, flatten, linear) | spatial (moves read under each piece, anchors by 2x2 conv)
+    # conv net: channels of the residual tower
+    channels: int = 32
+    # residual blocks (conv or MLP)
+    blocks: int = 3
+    # MLP width, and the conv net's value-head width
+    hidden: int = 128
+    # conv net: 1x1 channels feeding the policy layer
+    policy_channels: int = 4
+    # derived input planes (models/features.py): auto = those the game defines for it
+    # (Blockade: goal_steps; others: none) | a list of names | [] = the game's own planes only
+    features: tuple[str, ...] = ("auto",)
+    # auto: conv net for planes, MLP for vectors | conv | mlp (flattens planes)
+    kind: str = "auto"
+    # conv net: auto (spatial where the game has an action layout: Blockade's pawn moves read
+    # from the features under each pawn, walls from the 2x2 cells at their anchor) | flat (1x1
+    # conv, flatten, linear) | spatial
+    policy_head: str = "auto"
 
     def __post_init__(self):
         if self.kind not in KINDS:
@@ -65,9 +75,8 @@ class ModelConfig:
 
 
 def model_config(group: Mapping) -> ModelConfig:
-    """The ``model`` config group as a checked :class:`ModelConfig` (without the group's
-    ``name``, which only says which YAML file it came from)."""
-    return from_mapping(ModelConfig, {k: v for k, v in group.items() if k != "name"}, "model")
+    """The ``model`` config group as a checked :class:`ModelConfig`."""
+    return from_mapping(ModelConfig, group, "model")
 
 
 class PointwiseConv(nn.Conv2d):
@@ -176,7 +185,7 @@ class ConvNet(nn.Module):
         if head == "spatial":
             if layout is None:
                 raise ValueError("model policy_head spatial needs a game whose encoder declares "
-                                 "an action layout (Blockade); use flat or auto")
+                                 "an action layout; use flat or auto")
             laid_out = (len(layout.piece_planes) * layout.moves_per_piece
                         + layout.anchor_kinds * (h - 1) * (w - 1))
             if laid_out != num_actions:

@@ -51,19 +51,35 @@ ROOT_MODES = ("puct", "gumbel")
 
 @dataclass(frozen=True)
 class SearchConfig:
-    """Knobs of one search; the YAML twin with comments is configs/algo/alphazero.yaml."""
+    """Knobs of one search (``algo.search``; AlphaZero's own defaults are in
+    :class:`training.alphazero.AlphaZeroConfig`)."""
 
+    # simulations per move (the root's evaluation counts as one)
     simulations: int = 100
+    # exploration weight of the prior in PUCT
     c_puct: Annotated[float, ">= 0"] = 1.5
+    # unvisited children start at the node's value minus this
     fpu_reduction: float = 0.0
+    # root noise Dir(alpha) with alpha = this / legal actions
     dirichlet_concentration: Annotated[float, "> 0"] = 10.0
+    # weight of the noise in the root priors (PUCT root only)
     dirichlet_share: float = 0.25
+    # sample: draw chance outcomes | expectation: visit them in proportion and back up their
+    # probability-weighted mean
     chance: str = "sample"
+    # puct (Dirichlet noise, visit-count targets) | gumbel (Gumbel-top-k with sequential
+    # halving; better with few simulations)
     root: str = "puct"
+    # Gumbel root: actions considered (halved each phase)
     gumbel_considered: int = 16
+    # Gumbel sigma(q) = (c_visit + max visits) * c_scale * q, q in [0, 1]
     gumbel_c_visit: Annotated[float, ">= 0"] = 50.0
+    # Gumbel c_scale of that formula
     gumbel_c_scale: Annotated[float, "> 0"] = 1.0
-    game_value_weight: float = 0.0
+    # leaf value = (1 - w) * the network's + w * the game's own evaluation (its `evaluate`
+    # hook: Nobles' standing), as AlphaGo mixed its value net with rollouts; also how the
+    # trained agent searches when it plays (0 = the network alone)
+    game_value_weight: Annotated[float, "0..1"] = 0.0
 
     def __post_init__(self):
         if self.simulations < 1:

@@ -6,3 +6,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from configs.store import register  # noqa: E402 - after the path set-up above
+
+register()  # the config groups' defaults, as every entry point registers them before Hydra

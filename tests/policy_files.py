@@ -11,7 +11,6 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
-import yaml
 
 import envs
 
@@ -37,6 +36,8 @@ def tiny_checkpoint(path: Path, env_config: dict, seed: int = 0,
     """A checkpoint of a randomly initialised tiny network, its batch-norm statistics made up
     too (so that an export in training mode, or without them, would not match)."""
     import torch
+    from hydra import compose, initialize_config_dir
+    from omegaconf import OmegaConf
 
     from models.checkpoint import model_payload
     from models.features import make_encoder, resolve_features
@@ -44,11 +45,10 @@ def tiny_checkpoint(path: Path, env_config: dict, seed: int = 0,
     from training.saving import save_checkpoint
     from typedconfig import from_mapping
 
-    tiny = yaml.safe_load((ROOT / "configs" / "model" / "tiny.yaml").read_text())
-    tiny.pop("name")
-    # The whole env config, as a training run records it (its YAML with the overrides).
-    env_config = {**yaml.safe_load((ROOT / "configs" / "env" / f"{env_config['name']}.yaml")
-                                   .read_text()), **env_config}
+    with initialize_config_dir(config_dir=str(ROOT / "configs"), version_base="1.3"):
+        tiny = OmegaConf.to_container(compose("config", overrides=["model=tiny"]).model)
+    # The whole env config, as a training run records it (every key, with the overrides).
+    env_config = {**envs.default_config(env_config["name"]), **env_config}
     game = envs.make_game(env_config)
     tiny["features"] = list(resolve_features(game, tiny["features"]))
     config = from_mapping(ModelConfig, tiny, "model")

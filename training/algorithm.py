@@ -12,7 +12,9 @@ from typing import Annotated, Any, Protocol
 import torch
 
 import envs
+from agents.network import Acting, NetworkAgent
 from models.checkpoint import model_payload
+from models.evaluator import NetworkEvaluator
 from models.features import make_encoder
 from models.nets import network_for
 from training.device import learner_device, learner_net
@@ -23,7 +25,11 @@ from typedconfig import from_mapping
 
 @dataclass(frozen=True)
 class CheckpointConfig:
-    every: Annotated[int, ">= 1"] = 5  # write checkpoints/last.pt every this many iterations
+    """``algo.checkpoint``."""
+
+    # write checkpoints/last.pt every this many iterations (also after the warm start, at the
+    # end, and on Ctrl-C)
+    every: Annotated[int, ">= 1"] = 5
 
 
 @dataclass(frozen=True)
@@ -32,11 +38,20 @@ class LoopConfig:
     console, evaluation and checkpoint cadences. An algorithm's config extends it, giving
     ``name``, ``iterations`` and ``console_every`` its own defaults."""
 
+    # the algorithm, as its config class says (alphazero | ppo)
     name: str
+    # iterations at most (null = until the time limit)
     iterations: Annotated[int, ">= 1"] | None
+    # print a progress line every this many iterations (0 = only the last)
     console_every: Annotated[int, ">= 0"]
+    # stop after the iteration that crosses this budget (warm start and periodic evaluation
+    # included, the final evaluation not); null = iterations only, which makes the stopping
+    # point independent of the machine's speed. On resume, the limits on the command line
+    # replace the checkpoint's (one given alone lifts the other)
     time_limit_minutes: Annotated[float, "> 0"] | None = None
+    # the evaluations during and after the run
     eval: TrainingEvalConfig = field(default_factory=TrainingEvalConfig)
+    # the checkpoints' cadence
     checkpoint: CheckpointConfig = field(default_factory=CheckpointConfig)
 
     def __post_init__(self):
@@ -108,6 +123,12 @@ class NetworkAlgorithm:
         torch.manual_seed(self.seed)
         self.net = network_for(self.game, self.encoder, self.model_config)
         self.learning = learner_net(self.net, self.device)
+
+    def agent(self, acting: Acting | None = None) -> NetworkAgent:
+        """The network as it is now, playing as ``acting`` says (default: the subclass's
+        ``acting()``, how its trained agent plays)."""
+        return NetworkAgent(NetworkEvaluator(self.net, self.encoder, self.game.num_players),
+                            acting or self.acting(), "trained", envs.game_hooks(self.game).evaluate)
 
     def model(self) -> dict:
         return model_payload(self.net, self.encoder, self.game.num_actions,

@@ -1,44 +1,63 @@
 """Evaluation during and after training, through the arena: the trained agent against
-baseline agents, with win rates (95% Wilson interval for two players) and ratings.
+baseline agents, with win rates (95% Wilson interval) and its rating on the one Elo scale
+(arena/stats.py, random = 0).
 
-The learning curve's rating: the opponents are fixed anchors whose Elo ratings stay put for the
+The learning curve's rating: the opponents are fixed anchors whose ratings stay put for the
 whole run (``eval.anchor_ratings``, the others measured once from games between the anchors),
-and the trained agent's Bradley-Terry rating against them (:func:`arena.stats.anchored_ratings`)
-is comparable from one evaluation to the next.
+and the trained agent's rating against them is comparable from one evaluation to the next.
 
 Algorithm-agnostic: it takes a :class:`agents.network.NetworkAgent`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 from rich.console import Console
 
 import envs
+from arena.backends import Venue
 from arena.match import play_match
 from arena.report import ProgressLine, report_console, results_table
-from arena.stats import anchored_ratings
+from arena.stats import Rating, rate
 
 
 @dataclass(frozen=True)
 class TrainingEvalConfig:
-    """``algo.eval``: the evaluations during and after a training run (``evaluate.py``'s own
-    config is :class:`arena.evaluation.EvalConfig`)."""
+    """``algo.eval``: the evaluations during and after a training run, through the arena
+    (``evaluate.py``'s own config is :class:`arena.tournament.EvalConfig`)."""
 
+    # false = no evaluation at all (the arena is not needed)
     enabled: bool = True
+    # evaluate every this many iterations (0 = only at the end)
     every: int = 5
+    # games per opponent at each periodic evaluation
     games: int = 20
+    # agent specs of the periodic evaluation: the anchors of the learning curve
+    # (learning_curve.png, eval/rating), e.g. '[random,heuristic,"mcts:simulations=200"]'
     opponents: tuple[str, ...] = ("random",)
+    # games per opponent in the final evaluation (0 = none)
     final_games: int = 200
+    # agent specs of the final evaluation (final_evaluation.json)
     final_opponents: tuple[str, ...] = ("random", "heuristic")
+    # the trained agent's search simulations (0 = it plays from the network's policy); also
+    # what checkpoint:PATH agents use unless told otherwise (checkpoint:PATH:sims=200)
     simulations: int = 0
+    # with simulations 0: sample from softmax(logits / temperature) (0 = always the most likely
+    # action, which can shuttle a pawn between two squares of nearly equal value)
     temperature: float = 0.0
+    # games played at once; the trained agent's moves in all of them go through the network in
+    # one batch (the same games as one at a time)
     batch_games: int = 32
+    # evaluation match seed
     seed: int = 12345
+    # Elo of anchors held fixed (random = the scale's zero); opponents not listed are rated
+    # once, at the first evaluation, from games between the anchors; the trained agent's rating
+    # against them is logged as eval/rating
     anchor_ratings: dict = field(default_factory=lambda: {"random": 0.0})
+    # games per pair of anchors for that one-off rating
     anchor_games: int = 20
 
     def __post_init__(self):
@@ -64,7 +83,7 @@ def evaluate(agent, env_config: dict, opponents, games: int, seed: int,
     n = envs.make_game(env_config).num_players
     games = match_games(games, n)
     return {opp: play_match(env_config, [agent] + [opp] * (n - 1), games, seed,
-                                  progress=progress, batch_games=batch_games)
+                            progress=progress, venue=Venue(batch_games=batch_games))
             for opp in opponents}
 
 
@@ -74,44 +93,16 @@ def match_games(games: int, num_players: int) -> int:
 
 
 def metrics(results: dict, prefix: str = "eval") -> dict:
-    """Scalars for the logger: win rate with interval, mean return and rating per opponent."""
+    """Scalars for the logger per opponent: win rate with interval, win share (a shared first
+    place counting its share), draw rate and mean return."""
     out = {}
     for opp, result in results.items():
         s = result.summaries[0]
-        rating = next((r for r in result.ratings if r.name == result.names[0]), None)
         key = f"{prefix}/{opp}"
         out.update({f"{key}/win_rate": s.win_rate, f"{key}/win_low": s.win_low,
-                    f"{key}/win_high": s.win_high, f"{key}/draw_rate": s.draws / s.games,
-                    f"{key}/mean_return": s.mean_return})
-        if rating is not None:
-            out[f"{key}/rating"] = rating.rating
+                    f"{key}/win_high": s.win_high, f"{key}/win_share": s.win_share,
+                    f"{key}/draw_rate": s.draws / s.games, f"{key}/mean_return": s.mean_return})
     return out
-
-
-def versus_score(result) -> tuple[float, int]:
-    """What lineup agent 0 of a match scored against the others, pairwise: per game and per
-    other seat 1 for a higher return, 1/2 for an equal one, 0 for a lower one; and the number of
-    such comparisons (games x (num_players - 1): the comparisons of one game are not
-    independent, so with more than two players the interval is somewhat too narrow)."""
-    score, count = 0.0, 0
-    for game in result.games:
-        mine, *others = game.agent_returns()
-        score += sum(1.0 if mine > r else 0.5 if mine == r else 0.0 for r in others)
-        count += len(others)
-    return score, count
-
-
-def _pairwise(names: Sequence[str], matches: dict) -> tuple[np.ndarray, np.ndarray]:
-    """Score and game matrices over ``names`` from ``{(i, j): MatchResult}`` (lineup ``i``
-    against copies of ``j``)."""
-    scores, games = np.zeros((len(names), len(names))), np.zeros((len(names), len(names)))
-    for (i, j), result in matches.items():
-        score, count = versus_score(result)
-        scores[i, j] += score
-        scores[j, i] += count - score
-        games[i, j] += count
-        games[j, i] += count
-    return scores, games
 
 
 def anchor_ratings(env_config: dict, config: TrainingEvalConfig, known: dict,
@@ -140,8 +131,7 @@ def anchor_ratings(env_config: dict, config: TrainingEvalConfig, known: dict,
     matches = {(i, j): play_match(env_config, [anchors[i]] + [anchors[j]] * (n - 1),
                                         games, config.seed + 2, progress=progress)
                for i, j in pairs}
-    fitted = anchored_ratings(anchors, *_pairwise(anchors, matches), ratings)
-    return {r.name: r.rating for r in fitted}
+    return {r.name: r.rating for r in rate(list(matches.values()), ratings)}
 
 
 def trained_rating(results: dict, anchors: dict[str, float]):
@@ -150,10 +140,9 @@ def trained_rating(results: dict, anchors: dict[str, float]):
     rated = [opp for opp in results if opp in anchors]
     if not rated:
         return None
-    names = ["trained", *rated]
-    scores, games = _pairwise(names, {(0, j): results[opp]
-                                      for j, opp in enumerate(rated, start=1)})
-    return anchored_ratings(names, scores, games, {opp: anchors[opp] for opp in rated})[0]
+    trained = results[rated[0]].names[0]  # the agent's lineup name in its matches
+    fitted = rate([results[opp] for opp in rated], {opp: anchors[opp] for opp in rated})
+    return next(rating for rating in fitted if rating.name == trained)
 
 
 def rating_metrics(rating, prefix: str = "eval") -> dict:
@@ -180,7 +169,16 @@ def win_rate_parts(stats: dict) -> list[str]:
     return parts
 
 
-def print_tables(results: dict, console: Console | None = None) -> None:
+def table_ratings(results: dict, trained, anchors: dict[str, float]) -> dict[str, Rating]:
+    """The ratings a final table shows: the trained agent's and its rated opponents'."""
+    ratings = {name: Rating(name, value, value, value) for name, value in anchors.items()}
+    if trained is not None:
+        ratings[trained.name] = trained
+    return ratings
+
+
+def print_tables(results: dict, ratings: dict[str, Rating],
+                 console: Console | None = None) -> None:
     console = console or report_console()
     for opp, result in results.items():
-        console.print(results_table(result, title=f"trained vs {opp}"))
+        console.print(results_table(result, title=f"trained vs {opp}", ratings=ratings))

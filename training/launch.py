@@ -15,25 +15,33 @@ from omegaconf import DictConfig, OmegaConf
 from rich.console import Console
 
 import envs
+from arena.panel import check_not_trained_against
 from arena.report import report_console
 from models.checkpoint import CheckpointError, load_checkpoint
 from models.features import resolve_features
 from training.evaluation import print_tables
-from training.logging import RunLogger
+from training.logging import LoggerConfig, RunLogger
 from training.trainer import Trainer, TrainResult
 
 CONFIG_GROUPS = ("env", "algo", "model", "logger", "runner")
 FIXED_ON_RESUME = ("env", "model", "seed")
 """What a resumed run may not change: the game, the network and the seeds."""
 LIMITS = ("algo.iterations", "algo.time_limit_minutes")
-LOGGER_MODES = ("offline", "online", "disabled")
 
 
 def run_folder(resume: str | None, fresh: str) -> str:
     """Hydra's ``hydra.run.dir``: a resumed run writes into the folder of the run it resumes
-    (``<run>/checkpoints/last.pt`` -> ``<run>``), a new one into ``fresh``."""
-    if resume and Path(resume).parent.name == "checkpoints":
-        return str(Path(resume).parent.parent)
+    (a training checkpoint ``<run>/checkpoints/last.pt`` -> ``<run>``; an evaluation's folder,
+    or its results.json or ladder.json -> that folder), a new one into ``fresh``."""
+    if not resume:
+        return fresh
+    path = Path(resume)
+    if path.is_dir():
+        return str(path)
+    if path.parent.name == "checkpoints":
+        return str(path.parent.parent)
+    if path.name in ("results.json", "ladder.json"):
+        return str(path.parent)
     return fresh
 
 
@@ -119,7 +127,7 @@ def run(cfg: DictConfig, run_dir: str | Path, overrides: list[str] | None = None
     finally:
         logger.finish()
     if result.final_eval:
-        print_tables(result.final_eval, console)
+        print_tables(result.final_eval, result.final_ratings, console)
     if result.checkpoint is not None:
         print(f"checkpoint: {result.checkpoint}", flush=True)
     return result
@@ -134,16 +142,20 @@ def check_config(cfg: DictConfig) -> None:
 
     plain = OmegaConf.to_container(cfg, resolve=False)
     plain.pop("hydra", None)
+    if plain.get("exploit") is None and "${exploit}" in str(plain["algo"]):
+        raise ValueError("+experiment=exploit needs exploit=SPEC: the agent to exploit, e.g. "
+                         "exploit=zoo:nobles_2p or exploit=heuristic")
     plain["logger"].pop("dir", None)  # ${hydra:...}: Hydra's own, set when the job starts
     config = OmegaConf.to_container(OmegaConf.create(plain), resolve=True)
     check_value(config.get("seed"), int, "seed")
-    from_mapping(algorithm_class(config).Config, config["algo"], "algo")
+    algo = from_mapping(algorithm_class(config).Config, config["algo"], "algo")
     model_config(config["model"])
     from_mapping(RunnerConfig, config["runner"], "runner")
-    envs.make_game(config["env"])
-    if config["logger"].get("mode") not in LOGGER_MODES:
-        raise ValueError(f"config logger.mode={config['logger'].get('mode')!r}: must be one of "
-                         f"{', '.join(LOGGER_MODES)}")
+    game = envs.make_game(config["env"])
+    from_mapping(LoggerConfig, config["logger"], "logger")
+    if config.get("exploit") is None:  # an exploiter trains against its target on purpose
+        for key, specs in algo.opponents().items():
+            check_not_trained_against(specs, game, key)
 
 
 def check_output_folder(folder: str | Path) -> None:

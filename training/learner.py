@@ -23,13 +23,24 @@ Augment = Callable[[Samples, np.random.Generator], Samples]
 
 @dataclass(frozen=True)
 class LearnerConfig:
+    """``algo.learner``: AlphaZero's gradient steps on the replay buffer."""
+
+    # samples per gradient step
     batch_size: int = 128
+    # AdamW learning rate
     lr: float = 1e-3
+    # AdamW weight decay
     weight_decay: Annotated[float, ">= 0"] = 1e-4
+    # weight of the value MSE beside the policy cross-entropy
     value_weight: Annotated[float, ">= 0"] = 1.0
+    # gradient steps per iteration = new samples * this / batch_size
     sample_reuse: float = 4.0
+    # no learning until the buffer holds this many samples
     min_samples: Annotated[int, ">= 0"] = 256
+    # gradient clipping
     max_grad_norm: Annotated[float, "> 0"] = 10.0
+    # map each sample by a random board symmetry where the game has one (Barricade's file
+    # mirror; square 2-player Blockade boards)
     augment: bool = True
 
     def __post_init__(self):

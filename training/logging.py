@@ -9,6 +9,7 @@ import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -54,6 +55,33 @@ def console_copied_to(path: str | Path) -> Iterator[None]:
             yield
         finally:
             sys.stdout, sys.stderr = saved
+
+
+LOGGER_MODES = ("offline", "online", "disabled")
+
+
+@dataclass(frozen=True)
+class LoggerConfig:
+    """``logger``: Weights & Biases."""
+
+    # offline: written to disk only, no network needed (`wandb sync` uploads later) | online:
+    # live upload (needs network and `wandb login`) | disabled: no W&B at all
+    mode: str = "offline"
+    # W&B project name
+    project: str = "boardgame-rl"
+    # W&B team or user; null = your default
+    entity: str | None = None
+    # where the wandb/ folder is written; null = the run's folder
+    dir: str | None = None
+    # free-form run tags
+    tags: tuple[str, ...] = ()
+    # W&B run group (configs/sweep/*.yaml put each sweep's jobs in one)
+    group: str | None = None
+
+    def __post_init__(self):
+        if self.mode not in LOGGER_MODES:
+            raise ValueError(f"config logger.mode={self.mode!r}: must be one of "
+                             f"{', '.join(LOGGER_MODES)}")
 
 
 class RunLogger:

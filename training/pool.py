@@ -28,13 +28,25 @@ SCHEMES = ("uniform", "latest", "prioritised")
 
 @dataclass(frozen=True)
 class PoolConfig:
+    """``algo.pool``: the opponent pool (AlphaZero: its past selves; PPO: who plays the
+    opponents' seats)."""
+
+    # uniform | latest (latest_share on the newest snapshot, the rest uniform) | prioritised
+    # (the snapshots the learner loses to most, AlphaStar's PFSP)
     scheme: str = "latest"
+    # snapshots kept; the oldest leaves first
     capacity: int = 20
+    # the weights join the pool at the start and every this many iterations
     snapshot_every: int = 5
+    # scheme latest: the newest snapshot's share
     latest_share: float = 0.5
+    # scheme prioritised: weight = (the snapshot's score against the learner) ** this
     priority_power: float = 2.0
+    # step of the moving average of each opponent's scores
     score_decay: float = 0.05
+    # PPO: agent specs that may also take the opponents' seats, e.g. [heuristic]
     baselines: tuple[str, ...] = ()
+    # PPO: share of games against a baseline (uniform among them)
     baseline_share: float = 0.0
 
     def __post_init__(self):

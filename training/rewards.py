@@ -73,12 +73,28 @@ ADJUDICATIONS = ("none", "distance")
 
 @dataclass(frozen=True)
 class RewardConfig:
+    """``algo.rewards``: what a game is worth to each seat (value targets, PPO's returns)."""
+
+    # none: engine returns only (a truncated Blockade game is 0) | distance: truncated or cut
+    # games are scored by each seat's lead (the game's adjudicate hook: Blockade's race,
+    # Barricade's and Nobles' scores)
     adjudication: str = "distance"
+    # value = tanh(lead / scale): the lead worth tanh(1) (Blockade in steps)
     scale: float = 6.0
+    # AlphaZero: value target = (1 - w) * outcome + w * the position's own lead, a dense signal
+    # for every move (0 = outcome only)
     position_weight: float = 0.0
+    # adjudicated values and position leads are scaled into [-cap, cap], so a real win (+1) is
+    # worth more than any lead at the turn limit (1.0 = no cap: the agent learns to trap and
+    # wait)
     cap: float = 0.5
+    # AlphaZero: outcome part of a value target times discount^(decisions left): a sooner win
+    # is worth more, so finishing beats shuffling beside the goal (1.0 = no discount)
     discount: float = 1.0
+    # AlphaZero: position leads discounted too, by the decisions the race still needs
     discount_leads: bool = False
+    # AlphaZero: value target = (1 - w) * the above + w * the search's root value of the
+    # position: less variance than one game's outcome, some bias towards the current network
     search_value_weight: float = 0.0
 
     def __post_init__(self):

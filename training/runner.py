@@ -42,15 +42,33 @@ class Worker(Protocol):
 
 @dataclass(frozen=True)
 class RunnerConfig:
+    """``runner``: where self-play (PPO: the rollout's shards) runs; the learner stays in the
+    main process. The data are the same under every runner."""
+
+    # local (this one process) | processes (worker processes) | ray (Ray actors, on this machine
+    # or a cluster: docs/cluster.md)
     name: str = "local"
+    # worker processes or actors; each plays a share of every iteration's games (PPO: shards)
     workers: int = 2
+    # torch threads per process (workers * threads <= cores); 1 is fastest for the small nets
+    # and robust when other jobs share the cores
     torch_threads: int = 1
-    max_restarts: Annotated[int, ">= 0"] = 10  # processes and ray: dead workers replaced
-    learner_device: str = "cpu"  # the learner's gradient steps (training/device.py)
-    # runner=ray only (configs/runner/ray.yaml says what each does)
+    # processes and ray: dead workers replaced (their unfinished games played again) before
+    # the run stops with an error
+    max_restarts: Annotated[int, ">= 0"] = 10
+    # the learner's gradient steps: cpu | cuda | cuda:N | auto (cuda when torch sees one, else
+    # cpu); self-play, evaluation and checkpoints stay on the CPU (training/device.py)
+    learner_device: str = "cpu"
+    # ray: null = start a Ray on this machine for the run | auto = join the cluster this machine
+    # is part of (`ray start`) | ray://host:10001 = a cluster through Ray Client
     address: str | None = None
+    # ray: CPUs reserved per actor; with address=null Ray gets workers * cpus_per_worker CPUs
     cpus_per_worker: Annotated[float, "> 0"] = 1.0
+    # ray: games (PPO: shards) per task sent to an actor (null = an equal share per actor);
+    # smaller tasks balance fast and slow actors and lose less to a dead one
     games_per_task: Annotated[int, ">= 1"] | None = None
+    # ray: send this checkout's packages to the workers (runtime_env py_modules); false = the
+    # workers import the installed package
     ship_code: bool = True
 
     def __post_init__(self):

@@ -43,6 +43,7 @@ from training.evaluation import (
     match_games,
     metrics,
     rating_metrics,
+    table_ratings,
     trained_rating,
     win_rate_parts,
 )
@@ -63,6 +64,7 @@ class TrainResult:
     checkpoint: Path | None
     counters: dict  # the loop's (iteration, seconds, started) and the algorithm's own
     final_eval: dict  # opponent -> arena MatchResult ({} when evaluation is off or stopped)
+    final_ratings: dict = field(default_factory=dict)  # name -> Rating: trained and anchors
     history: list[dict] = field(default_factory=list)  # per-iteration scalars
     interrupted: bool = False
 
@@ -245,10 +247,10 @@ class Trainer:
             finally:
                 self.algorithm.close()
 
-    def _result(self, final: dict, interrupted: bool = False, saved: bool = True
-                ) -> TrainResult:
+    def _result(self, final: dict, interrupted: bool = False, saved: bool = True,
+                ratings: dict | None = None) -> TrainResult:
         return TrainResult(self.checkpoint if saved else None, self.counters(), final,
-                           self.history, interrupted)
+                           ratings or {}, self.history, interrupted)
 
     def _run(self) -> TrainResult:
         algo = self.algo
@@ -276,10 +278,10 @@ class Trainer:
             self.say(f"stopped at iteration {number}: checkpoint {self.checkpoint} "
                      f"(resume with python train.py resume={self.checkpoint})")
             return self._result({}, interrupted=True)
-        final = self._final_evaluation()
+        final, ratings = self._final_evaluation()
         self.logger.log_checkpoint(self.checkpoint, f"{self.algorithm.game.name}-"
                                    f"{self.algorithm.name}", {"iteration": number})
-        return self._result(final)
+        return self._result(final, ratings=ratings)
 
     def _start(self) -> None:
         """The algorithm's warm start (a Ctrl-C stops it at once: nothing to keep yet), then
@@ -311,12 +313,13 @@ class Trainer:
         self.logger.log(step.metrics, step=number)
         return step
 
-    def _final_evaluation(self) -> dict:
+    def _final_evaluation(self) -> tuple[dict, dict]:
         """The trained agent against ``eval.final_opponents`` (a Ctrl-C stops it at once: the
-        checkpoint is written), into final_evaluation.json, W&B's summary and the curve."""
+        checkpoint is written), into final_evaluation.json, W&B's summary and the curve.
+        Returns the matches and the ratings its tables show."""
         a, config = self.algorithm, self.algo.eval
         if not (config.enabled and config.final_games):
-            return {}
+            return {}, {}
         self.stop.at_once = True
         games = match_games(config.final_games, a.game.num_players)
         final = evaluate(a.agent(), a.config["env"], config.final_opponents, config.final_games,
@@ -324,9 +327,10 @@ class Trainer:
                          ProgressLine("final evaluation", games * len(config.final_opponents)),
                          config.batch_games)
         self.stop.at_once = False
-        final_metrics = {**metrics(final, prefix="final"),
-                         **rating_metrics(trained_rating(
-                             final, {**config.anchor_ratings, **self.anchors}), "final")}
+        anchors = {name: rating for name, rating in {**config.anchor_ratings,
+                                                    **self.anchors}.items() if name in final}
+        trained = trained_rating(final, anchors)
+        final_metrics = {**metrics(final, prefix="final"), **rating_metrics(trained, "final")}
         self.logger.log(final_metrics, step=self.loop.iteration)
         self.logger.summary(final_metrics)
         self._draw_curve({**final_metrics, "games": games,
@@ -335,7 +339,7 @@ class Trainer:
             {"iteration": self.loop.iteration, "minutes": self.loop.seconds / 60,
              "games": games, "seed": config.seed + 1, "opponents": list(config.final_opponents),
              "metrics": final_metrics}, indent=1))
-        return final
+        return final, table_ratings(final, trained, anchors)
 
     def _draw_curve(self, final: dict | None = None) -> None:
         """Redraw learning_curve.png (a failure to draw only warns: the run goes on)."""

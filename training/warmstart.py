@@ -36,14 +36,26 @@ from training.rewards import Outcomes
 
 @dataclass(frozen=True)
 class WarmStartConfig:
-    games: int = 0  # teacher-vs-opponent games labelled by the teacher; 0 = no warm start
-    steps: int = 200  # learner steps on their samples
-    teacher: str = "heuristic"  # agent spec whose choices are the policy targets
-    opponent: str = "random"  # agent spec of the other seats
-    max_moves: int | None = None  # cut a game after this many decisions (null = to its end)
-    keep: bool = False  # pin the teacher's samples in the replay buffer for the whole run
-    student_games: int = 0  # then games of the network against the opponent, teacher-labelled
-    student_steps: int = 0  # learner steps after them
+    """``algo.warm_start``: supervised steps on a teacher's games before self-play starts."""
+
+    # teacher-vs-opponent games labelled by the teacher (0 = no warm start)
+    games: int = 0
+    # learner steps on their samples before the first iteration
+    steps: int = 200
+    # agent spec whose choices are the policy targets
+    teacher: str = "heuristic"
+    # agent spec it plays against (seats rotated)
+    opponent: str = "random"
+    # cut a teacher game after this many decisions (null = play it to its end)
+    max_moves: int | None = None
+    # AlphaZero: the teacher's samples stay in the replay buffer for the whole run (pinned
+    # slots), so every batch keeps their share of teacher labels
+    keep: bool = False
+    # AlphaZero: then games of the warm-started network against the opponent, its decisions
+    # labelled by the teacher (DAgger: the teacher's answers where its own mistakes lead)
+    student_games: int = 0
+    # AlphaZero: learner steps after adding those samples
+    student_steps: int = 0
 
     def __post_init__(self):
         if min(self.games, self.steps, self.student_games, self.student_steps) < 0:

@@ -5,14 +5,17 @@ hour into a run).
 
 A range is a string beside the type in ``Annotated``, e.g. ``every: Annotated[int, ">= 1"]``,
 ``fraction: Annotated[float, "0..1"]`` (both ends included), ``lr: Annotated[float, "> 0"]``;
-several strings must all hold. Strings keep the config dataclasses of ``search/`` and
-``models/`` free of imports from here.
+several strings must all hold (plain strings: a dataclass declares its ranges without
+importing anything from here). :func:`field_comments` reads the comment above each field, what
+``--help`` and the tests show of a setting.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import operator
+import re
 import types
 import typing
 from typing import Any, TypeVar
@@ -107,8 +110,9 @@ def from_mapping(cls: type[T], values: Any, where: str = "") -> T:
     values = {k: v for k, v in values.items() if k != "_target_"}  # Hydra's: the class to build
     unknown = sorted(set(values) - fields)
     if unknown:
-        raise ValueError(f"unknown config key(s) {', '.join(unknown)} in {where or cls.__name__}; "
-                         f"valid keys: {', '.join(sorted(fields))}")
+        raise ValueError(f"unknown config key(s) {', '.join(unknown)}"
+                         + (f" in {where}" if where else "")
+                         + f"; valid keys: {', '.join(sorted(fields))}")
     kwargs = {}
     for name, value in values.items():
         hint = hints[name]
@@ -130,3 +134,29 @@ def to_mapping(config: Any) -> dict:
         return value
 
     return plain(dataclasses.asdict(config))
+
+
+def field_comments(cls: type) -> dict[str, str]:
+    """The comment above each field of the dataclass ``cls`` (and of the classes it extends),
+    joined into one line: what ``--help`` shows of a setting. A field without one is absent."""
+    comments: dict[str, str] = {}
+    for klass in reversed(cls.__mro__):
+        if not dataclasses.is_dataclass(klass) or klass.__module__ == "builtins":
+            continue
+        try:
+            lines = inspect.getsource(klass).splitlines()
+        except (OSError, TypeError):
+            continue
+        start = next(i for i, line in enumerate(lines) if line.lstrip().startswith("class "))
+        body = len(lines[start + 1]) - len(lines[start + 1].lstrip())  # the body's indentation
+        above: list[str] = []
+        for line in lines[start + 1:]:
+            text = line.strip()
+            if text.startswith("#"):
+                above.append(text.lstrip("# ").rstrip())
+                continue
+            match = re.match(rf" {{{body}}}(\w+)\s*:", line)
+            if match and above:
+                comments[match.group(1)] = " ".join(above)
+            above = []
+    return comments

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
@@ -18,10 +18,11 @@ import numpy as np
 import envs
 from agents import make_agent
 from agents.heuristic import heuristic_for
-from arena.match import game_seeds, options_for
+from arena.game import game_seeds, options_for
 from arena.records import GameRecord, render_gif, replay, save_records
 from envs.core import CHANCE, IllegalActionError, sample_chance
 from search.puct import legal_softmax
+from ui.settings import PlayConfig
 
 HUMAN = "human"
 
@@ -37,21 +38,14 @@ HELP = """commands:
 
 
 @dataclass
-class PlayConfig:
-    """``configs/play.yaml`` minus ``env`` (every field explained there)."""
+class Hint:
+    """A hint agent's view of a position: its top moves, best first, each with its probability
+    under the network (``None``: ranked by the heuristic, which gives no probabilities), and its
+    value of the position for every seat, from -1 (loss) to +1 (win)."""
 
-    agents: list[str]
-    agent_options: dict = field(default_factory=dict)
-    seed: int = 0
-    load: str | None = None
-    hint_agent: str | None = None
-    hint_moves: int = 5
-    gif_frame_ms: int = 400
-
-    def __post_init__(self):
-        self.agents = [str(a) for a in self.agents]
-        if self.hint_moves < 1:
-            raise ValueError(f"hint_moves must be at least 1, got {self.hint_moves}")
+    label: str
+    moves: list[tuple[int, float | None]]
+    values: list[float]
 
 
 class Hints:
@@ -64,21 +58,42 @@ class Hints:
         self.label = label if self.evaluate else "the heuristic"
         self.heuristic = None if self.evaluate else heuristic_for(game)
 
-    def lines(self, state, count: int) -> list[str]:
-        player = state.current_player()
+    def hint(self, state, count: int) -> Hint:
+        """The top ``count`` moves of ``state`` (a decision node) and every seat's value."""
         legal = state.legal_actions_mask()
         if self.evaluate:
             logits, values = self.evaluate([state])
             probs = legal_softmax(logits, legal[None])[0]
             ranked = np.argsort(-probs, kind="stable")[:min(count, int(legal.sum()))]
-            moves = [f"{state.action_to_string(int(a)):>12}  {probs[a]:4.0%}" for a in ranked]
-            value = values[0][player]
+            moves = [(int(a), float(probs[a])) for a in ranked]
+            values = values[0]
         else:
             ranked = self.heuristic.order(state, state.legal_actions())[:count]
-            moves = [f"{state.action_to_string(int(a)):>12}" for a in ranked]
-            value = self.heuristic.evaluate(state)[player]
-        return [f"hint from {self.label}: value for you {value:+.2f} (-1 loss .. +1 win)",
+            moves = [(int(a), None) for a in ranked]
+            values = self.heuristic.evaluate(state)
+        return Hint(self.label, moves, [float(v) for v in values])
+
+    def lines(self, state, count: int) -> list[str]:
+        hint = self.hint(state, count)
+        moves = [f"{state.action_to_string(a):>12}" + ("" if p is None else f"  {p:4.0%}")
+                 for a, p in hint.moves]
+        value = hint.values[state.current_player()]
+        return [f"hint from {hint.label}: value for you {value:+.2f} (-1 loss .. +1 win)",
                 *(f"  {i}. {move}" for i, move in enumerate(moves, start=1))]
+
+
+def pick_hints(game, specs: Sequence[str], agents: Sequence, hint_agent: str | None,
+               agent_options: dict) -> Hints:
+    """The hints of a game between ``agents`` (one per seat, ``None`` for a person, built from
+    ``specs``): from ``hint_agent`` when given, else from the first seat's agent with a network,
+    else from the heuristic."""
+    if hint_agent:
+        return Hints(game, make_agent(hint_agent, game, **options_for(hint_agent, agent_options)),
+                     hint_agent)
+    for spec, agent in zip(specs, agents, strict=True):
+        if hasattr(agent, "evaluate"):
+            return Hints(game, agent, spec)
+    return Hints(game, None, "")
 
 
 class TerminalGame:
@@ -102,24 +117,14 @@ class TerminalGame:
         for seat, agent in enumerate(self.agents):
             if agent is not None:
                 agent.reset(self.game, seat, agent_seeds[seat])
-        self.hints = self._hints()
+        self.hints = pick_hints(self.game, config.agents, self.agents, config.hint_agent,
+                                config.agent_options)
         self.state = self.game.new_initial_state()
         self.actions: list[int] = []
         self.positions = [self.state.to_dict()]
         self.undo_points: list[int] = []  # len(actions) before each human move
         if config.load:
             self.load(config.load)
-
-    def _hints(self) -> Hints:
-        spec = self.config.hint_agent
-        if spec:
-            return Hints(self.game, make_agent(spec, self.game,
-                                               **options_for(spec, self.config.agent_options)),
-                         spec)
-        for spec, agent in zip(self.config.agents, self.agents, strict=True):
-            if hasattr(agent, "evaluate"):
-                return Hints(self.game, agent, spec)
-        return Hints(self.game, None, "")
 
     def say(self, *lines: str) -> None:
         for line in lines:

@@ -45,7 +45,7 @@ def names() -> list[str]:
 def check_name(name: str) -> str:
     if not NAME.fullmatch(name):
         raise ValueError(f"zoo name {name!r} must be lower-case letters, digits, '_', '.' or '-' "
-                         "(starting with a letter or digit), e.g. nobles_2p")
+                         "(starting with a letter or digit), e.g. mygame_2p")
     return name
 
 
@@ -77,19 +77,31 @@ def policy_file(name: str, game) -> Path:
     return root() / name / entry.get("files", {}).get("policy", POLICY_FILE)
 
 
-def run_figures(checkpoint: Path, history: list[dict]) -> dict | None:
-    """What the training run measured: its final evaluation (``final_evaluation.json`` in the
-    run folder, ``<run>/checkpoints/last.pt`` -> ``<run>``), else its last periodic one."""
+def run_figures(name: str, checkpoint: Path, training: dict) -> list[dict]:
+    """The training run's final evaluation (``final_evaluation.json`` in the run folder,
+    ``<run>/checkpoints/last.pt`` -> ``<run>``) as figure records (docs/generate.py's format),
+    one per opponent; none without it."""
     final = checkpoint.resolve().parent.parent / "final_evaluation.json"
-    if final.is_file():
-        return {"source": "final evaluation of the training run", **json.loads(final.read_text())}
-    from models.export import last_figures
+    if not final.is_file():
+        return []
+    data = json.loads(final.read_text())
+    metrics, games = data["metrics"], data["games"]
+    records = []
+    for opponent in data["opponents"]:
+        key = f"final/{opponent}"
+        wins = round(metrics[f"{key}/win_rate"] * games)
+        draws = round(metrics[f"{key}/draw_rate"] * games)
+        records.append({
+            "measure": f"vs {opponent}", "agent": f"zoo:{name}", "opponent": opponent,
+            "games": games, "wins": wins, "shared": 0, "draws": draws,
+            "losses": games - wins - draws, "score": metrics[f"{key}/win_rate"],
+            "low": metrics[f"{key}/win_low"], "high": metrics[f"{key}/win_high"],
+            "command": training["command"], "seed": data["seed"], "commit": training["commit"],
+            "date": data.get("date", ""), "note": "the training run's final evaluation"})
+    return records
 
-    last = last_figures(history)
-    return {"source": "last periodic evaluation of the training run", **last} if last else None
 
-
-def entry_metadata(name: str, prepared, figures: dict | None) -> dict:
+def entry_metadata(name: str, prepared, figures: list[dict] | None) -> dict:
     """The ``metadata.json`` of a zoo entry: a readable summary of a
     :class:`models.export.Prepared` checkpoint; the ONNX file beside it carries the full export
     metadata."""
@@ -97,19 +109,19 @@ def entry_metadata(name: str, prepared, figures: dict | None) -> dict:
 
     payload, metadata = prepared.payload, prepared.metadata
     counters = payload["counters"]
+    training = {"algo": payload["algo"], "command": metadata["training"]["command"],
+                "commit": payload.get("commit"), "seed": payload["config"].get("seed"),
+                "iterations": counters.get("iteration"),
+                "minutes": round(counters.get("seconds", 0.0) / 60, 2)}
     return {
         "name": name, "game": metadata["game"], "num_players": metadata["num_players"],
         "env_config": metadata["env_config"],
         "network": {"model": payload["model"]["config"], "encoder": metadata["encoder"]["name"],
                     "observation_shape": metadata["observation"]["shape"],
                     "parameters": sum(p.numel() for p in prepared.net.parameters())},
-        "policy": metadata["policy"],
-        "training": {"algo": payload["algo"], "command": metadata["training"]["command"],
-                     "commit": payload.get("commit"), "seed": payload["config"].get("seed"),
-                     "iterations": counters.get("iteration"),
-                     "minutes": round(counters.get("seconds", 0.0) / 60, 2)},
-        "figures": figures if figures is not None else run_figures(prepared.checkpoint,
-                                                                   payload.get("history")),
+        "policy": metadata["policy"], "training": training,
+        "figures": (figures if figures is not None
+                    else run_figures(name, prepared.checkpoint, training)),
         "added": {"date": metadata["exported"]["date"], "commit": git_commit(),
                   "checkpoint": str(prepared.checkpoint)},
         "files": {"policy": POLICY_FILE},

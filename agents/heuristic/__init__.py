@@ -66,16 +66,24 @@ def heuristic_for(game):
 
 
 class HeuristicAgent:
-    """The game's heuristic as an agent: deterministic given the seed (ties broken by it)."""
+    """The game's heuristic as an agent: deterministic given the seed (ties broken by it). With
+    ``epsilon`` it plays a uniformly random legal move instead in that share of its turns (a
+    sloppier player of the same style: ``heuristic:epsilon=0.25``)."""
 
     name = "heuristic"
 
-    def __init__(self, game):
+    def __init__(self, game, epsilon: float = 0.0):
+        if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float)) \
+                or not 0.0 <= epsilon <= 1.0:
+            raise ValueError(f"heuristic epsilon must be a number in [0, 1], got {epsilon!r}")
         self._heuristic = heuristic_for(game)
         self._rng = random.Random(0)
+        self.epsilon = float(epsilon)
 
     def reset(self, game, player: int, seed: int) -> None:
         self._rng.seed(seed)
 
     def act(self, state) -> int:
+        if self.epsilon and self._rng.random() < self.epsilon:
+            return self._rng.choice(state.legal_actions())
         return self._heuristic.choose(state, self._rng)

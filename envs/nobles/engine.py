@@ -95,8 +95,16 @@ class Event(NamedTuple):
 
 
 class Game:
-    """Nobles config and tables. ``scoring`` None takes the mode's table; a mapping overrides
-    single keys (signed amounts added to the score, e.g. ``blockade_step: -5``)."""
+    """Nobles config and tables.
+
+    Args:
+        num_players: 2, 3 or 4 (seats 0, 2 | 0, 1, 2 | 0, 1, 2, 3).
+        mode: ``journey`` | ``brawl``: selects the default combat-score table.
+        scoring: ``None`` = the mode's table from RULES.md; a mapping overrides single keys of
+            it (signed amounts added to the score, e.g. ``blockade_step: -5``): blockade_step,
+            guard_captured, noble_captured, guard_home, noble_home.
+        max_turns: turns of all players together; reaching it ends the game, scores decide.
+    """
 
     name = "nobles"
 

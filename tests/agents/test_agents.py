@@ -3,6 +3,7 @@ and variant."""
 
 import random
 
+import numpy as np
 import pytest
 
 import envs
@@ -115,3 +116,31 @@ def test_corrupt_checkpoint_is_a_clear_error(tmp_path):
     path.write_bytes(b"not a checkpoint")
     with pytest.raises(ValueError, match="corrupt or not a checkpoint"):
         make_agent(f"checkpoint:{path}", envs.make_game({"name": "blockade"}))
+
+
+def test_checkpoint_agent_plays_the_same_moves_with_the_onnx_backend(tmp_path):
+    from policy_files import tiny_checkpoint
+
+    from envs.core import sample_chance
+
+    config = {"name": "nobles", "num_players": 2}
+    path = tiny_checkpoint(tmp_path / "last.pt", config,
+                           acting={"simulations": 8, "temperature": 0.0,
+                                   "search": {"simulations": 8, "root": "gumbel"}})
+    game = envs.make_game(config)
+    agents = [make_agent(f"checkpoint:{path}:inference={backend}", game)
+              for backend in ("torch", "onnx")]
+    rng = np.random.default_rng(0)
+    state = game.new_initial_state()
+    for agent in agents:
+        agent.reset(game, 0, seed=1)
+    for _ in range(12):
+        while state.is_chance_node():
+            state.apply_action(sample_chance(state, rng))
+        if state.is_terminal():
+            break
+        moves = {agent.act(state.clone()) for agent in agents}
+        assert len(moves) == 1
+        state.apply_action(moves.pop())
+    with pytest.raises(ValueError, match="backend"):
+        make_agent(f"checkpoint:{path}:inference=gpu", game)

@@ -26,7 +26,8 @@ from zoo import ZOO_ENV
 NOBLES = {"name": "nobles", "num_players": 2}
 OVERRIDES = ["algo=ppo", "env=nobles", "seed=3"]
 FINAL = {"iteration": 7, "minutes": 3.1, "games": 200, "seed": 12346, "opponents": ["random"],
-         "metrics": {"final/random/win_rate": 0.9}}
+         "metrics": {"final/random/win_rate": 0.9, "final/random/win_low": 0.85,
+                     "final/random/win_high": 0.94, "final/random/draw_rate": 0.05}}
 
 
 def export_cli(*overrides, zoo_root: Path):
@@ -64,7 +65,13 @@ def test_an_entry_holds_the_network_and_what_a_user_needs_to_know(in_zoo):
     assert entry["env_config"]["name"] == "nobles" and entry["env_config"]["num_players"] == 2
     assert entry["network"]["parameters"] > 0 and entry["network"]["encoder"].startswith("nobles")
     assert entry["training"]["command"] == "python train.py " + " ".join(OVERRIDES)
-    assert entry["figures"] == {"source": "final evaluation of the training run", **FINAL}
+    [figure] = entry["figures"]  # the run's final evaluation, as a record docs/generate.py reads
+    assert (figure["measure"], figure["agent"], figure["opponent"]) == (
+        "vs random", "zoo:nobles_2p", "random")
+    assert (figure["wins"], figure["draws"], figure["losses"], figure["games"]) == (180, 10, 10,
+                                                                                    200)
+    assert (figure["score"], figure["low"], figure["high"], figure["seed"]) == (0.9, 0.85, 0.94,
+                                                                               12346)
     assert entry["policy"]["temperature"] == 0.5  # how the run's evaluation played it
     assert entry["added"]["commit"]
 

@@ -8,7 +8,8 @@ import pytest
 from PIL import Image
 
 from arena import load_records, play_match, render_gif, replay, save_records
-from arena.match import game_seeds, rotation
+from arena.backends import Venue
+from arena.game import game_seeds, rotation
 from arena.report import ProgressLine
 from envs.core import IllegalActionError
 
@@ -38,10 +39,23 @@ def test_match_rotates_seats_and_counts_every_game_once():
     assert seats == {0: 2, 1: 2, 2: 2, 3: 2}
     assert result.names == ["random", "heuristic", "random#2", "random#3"]
     for s in result.summaries:
-        assert s.wins + s.draws + s.losses == s.games == 8
+        assert s.wins + s.shared + s.draws + s.losses == s.games == 8
     assert sum(s.win_share for s in result.summaries) == pytest.approx(
-        sum(1 for g in result.games if any(r > 0 for r in g.returns)) / 8)
-    assert len(result.ratings) == 4
+        sum(1 for g in result.games if len(set(g.returns)) > 1) / 8)
+
+
+def test_a_shared_first_place_is_its_own_column_not_a_win():
+    from arena.game import GameResult
+    from arena.match import summarize
+
+    games = [GameResult(0, [0, 1, 2], [0.5, 0.5, -1.0], 10, False, [0.0] * 3, [1] * 3),
+             GameResult(1, [1, 2, 0], [1.0, -0.5, -0.5], 10, False, [0.0] * 3, [1] * 3),
+             GameResult(2, [2, 0, 1], [0.0, 0.0, 0.0], 10, True, [0.0] * 3, [1] * 3)]
+    a, b, c = summarize(["a", "b", "c"], games)
+    assert (a.wins, a.shared, a.draws, a.losses) == (0, 1, 1, 1)  # seat 0, 2, 1
+    assert (b.wins, b.shared, b.draws, b.losses) == (1, 1, 1, 0)
+    assert (c.wins, c.shared, c.draws, c.losses) == (0, 0, 1, 2)
+    assert (a.win_share, b.win_share) == pytest.approx((0.5 / 3, 1.5 / 3))
 
 
 def test_same_seed_same_games_and_other_seed_other_games():
@@ -65,7 +79,7 @@ def test_a_games_seeds_depend_only_on_its_number():
 def test_workers_give_the_same_results_as_one_process():
     specs = ["mcts:simulations=8", "random"]
     single = play_match(BLOCKADE, specs, 4, seed=2, record=True)
-    pooled = play_match(BLOCKADE, specs, 4, seed=2, workers=2, record=True)
+    pooled = play_match(BLOCKADE, specs, 4, seed=2, record=True, venue=Venue(workers=2))
     assert outcomes(single) == outcomes(pooled)
     assert [r.actions for r in single.records] == [r.actions for r in pooled.records]
 
@@ -116,7 +130,7 @@ def test_agent_instances_play_in_process_and_illegal_moves_name_the_agent():
     with pytest.raises(IllegalActionError, match="agent cheater in seat"):
         play_match(BLOCKADE, [Cheater(), "random"], 2, seed=0)
     with pytest.raises(ValueError, match="workers=1"):
-        play_match(BLOCKADE, [Cheater(), "random"], 2, seed=0, workers=2)
+        play_match(BLOCKADE, [Cheater(), "random"], 2, seed=0, venue=Venue(workers=2))
 
 
 def test_lineup_must_fill_every_seat():

@@ -5,14 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from arena.stats import (
-    ELO_PER_NATURAL_UNIT,
-    Z95,
-    anchored_ratings,
-    bradley_terry,
-    openskill_ratings,
-    wilson_interval,
-)
+from arena.stats import ELO_PER_NATURAL_UNIT, Z95, RatedGames, fit_ratings, wilson_interval
 
 
 def test_wilson_interval_matches_published_values():
@@ -37,104 +30,109 @@ def test_wilson_interval_is_symmetric_and_shrinks_with_more_games():
     assert narrow[1] - narrow[0] < high - low
 
 
-def test_bradley_terry_two_players_is_the_log_odds():
-    # 75 of 100: Elo difference 400 log10(3), split around 0; the standard error of the
-    # difference is 1 / sqrt(n p (1 - p)) natural units, half of it each under sum-zero.
-    ratings = bradley_terry(["a", "b"], np.array([[0, 75], [25, 0]]),
-                            np.array([[0, 100], [100, 0]]), prior_draws=0)
-    assert ratings[0].rating == pytest.approx(200 * math.log10(3))
-    assert ratings[1].rating == pytest.approx(-200 * math.log10(3))
-    half_width = Z95 * ELO_PER_NATURAL_UNIT / math.sqrt(4 * 100 * 0.75 * 0.25)
-    assert ratings[0].high - ratings[0].rating == pytest.approx(half_width)
+def two_player(results: dict[tuple[str, str], tuple[int, int, int]]) -> RatedGames:
+    """Games from ``{(a, b): (a's wins, draws, b's wins)}``."""
+    games = []
+    for (a, b), (wins, draws, losses) in results.items():
+        games += ([([a, b], [1, -1])] * wins + [([a, b], [0, 0])] * draws
+                  + [([a, b], [-1, 1])] * losses)
+    return RatedGames.of(games)
 
 
-def test_bradley_terry_recovers_consistent_strengths():
-    # Strengths 4 : 2 : 1 produce exactly these expected scores, so the fit is exact.
-    games = np.full((3, 3), 30) - np.diag([30] * 3)
-    scores = np.array([[0, 20, 24], [10, 0, 20], [6, 10, 0]])
-    ratings = bradley_terry(["a", "b", "c"], scores, games, prior_draws=0)
+def by_name(ratings) -> dict:
+    return {r.name: r for r in ratings}
+
+
+def test_two_players_75_of_100_is_400_log10_3_above_the_anchor():
+    ratings = by_name(fit_ratings(two_player({("a", "b"): (75, 0, 25)}), {"b": 0.0},
+                                  bootstrap=0, prior=0))
+    assert ratings["a"].rating == pytest.approx(400 * math.log10(3))
+    assert (ratings["b"].rating, ratings["b"].low, ratings["b"].high) == (0.0, 0.0, 0.0)
+
+
+def test_consistent_strengths_are_recovered_and_random_is_the_zero():
+    # Strengths 4 : 2 : 1 give exactly these scores (a draw counting half), so the fit is exact;
+    # random is held at 0 without being asked.
+    games = two_player({("a", "b"): (18, 4, 8), ("a", "random"): (24, 0, 6),
+                        ("b", "random"): (20, 0, 10)})
+    ratings = by_name(fit_ratings(games, bootstrap=0, prior=0))
     step = 400 * math.log10(2)
-    assert [r.rating for r in ratings] == pytest.approx([step, 0.0, -step], abs=1e-6)
+    assert [ratings[n].rating for n in ("a", "b", "random")] == pytest.approx(
+        [2 * step, step, 0.0], abs=1e-6)
 
 
-def test_bradley_terry_prior_keeps_an_unbeaten_agent_finite():
-    ratings = bradley_terry(["a", "b"], np.array([[0, 10], [0, 0]]),
-                            np.array([[0, 10], [10, 0]]))
-    # One virtual draw: 10.5 : 0.5 odds.
-    assert ratings[0].rating - ratings[1].rating == pytest.approx(400 * math.log10(21))
-    with pytest.raises(ValueError, match="score at least once"):
-        bradley_terry(["a", "b"], np.array([[0, 10], [0, 0]]), np.array([[0, 10], [10, 0]]),
-                      prior_draws=0)
+def independent_bradley_terry(scores: np.ndarray, games: np.ndarray) -> np.ndarray:
+    """Bradley-Terry by Hunter's MM algorithm on a score matrix (draws as half), mean 0."""
+    strength = np.ones(len(scores))
+    for _ in range(5000):
+        strength = scores.sum(axis=1) / (games / (strength[:, None] + strength[None, :])).sum(1)
+        strength /= math.exp(np.log(strength).mean())
+    return ELO_PER_NATURAL_UNIT * np.log(strength)
 
 
-def test_openskill_follows_the_library_and_ranks_the_winner_first():
-    from openskill.models import PlackettLuce
-
-    results = [([0, 1, 2], [1.0, -0.5, -0.5]), ([2, 0, 1], [0.0, 0.0, 0.0]),
-               ([1, 2, 0], [-0.5, -0.5, 1.0])]
-    ratings = openskill_ratings(["x", "y", "z"], results)
-    model = PlackettLuce()
-    direct = [model.rating() for _ in range(3)]
-    for players, returns in results:
-        updated = model.rate([[direct[i]] for i in players], scores=list(returns))
-        for i, team in zip(players, updated, strict=True):
-            direct[i] = team[0]
-    assert [r.rating for r in ratings] == pytest.approx([d.mu for d in direct])
-    assert ratings[0].high - ratings[0].rating == pytest.approx(Z95 * direct[0].sigma)
-    assert ratings[0].rating > max(ratings[1].rating, ratings[2].rating)
+def test_with_two_seats_plackett_luce_is_bradley_terry():
+    results = {("a", "b"): (17, 3, 10), ("a", "c"): (25, 2, 3), ("b", "c"): (21, 5, 4)}
+    ratings = by_name(fit_ratings(two_player(results), {"c": 0.0}, bootstrap=0, prior=0))
+    scores, games = np.zeros((3, 3)), np.zeros((3, 3))
+    index = {"a": 0, "b": 1, "c": 2}
+    for (x, y), (wins, draws, losses) in results.items():
+        i, j = index[x], index[y]
+        scores[i, j], scores[j, i] = wins + draws / 2, losses + draws / 2
+        games[i, j] = games[j, i] = wins + draws + losses
+    expected = independent_bradley_terry(scores, games)
+    assert [ratings[n].rating for n in "abc"] == pytest.approx(expected - expected[2], abs=1e-4)
 
 
-def versus_anchors(scores_per_anchor, games_per_anchor=40):
-    """The trained agent (index 0) against anchors (the other indices), which never met."""
-    n = len(scores_per_anchor) + 1
-    scores, games = np.zeros((n, n)), np.zeros((n, n))
-    for j, score in enumerate(scores_per_anchor, start=1):
-        scores[0, j], scores[j, 0] = score, games_per_anchor - score
-        games[0, j] = games[j, 0] = games_per_anchor
-    return scores, games
+def test_one_agent_against_three_copies_at_parity_is_level_and_half_the_wins_is_three_times():
+    def versus(wins_in_8: int) -> list:
+        games = []
+        for k in range(80):
+            first = 0 if k % 8 < wins_in_8 else 1 + k % 3
+            games.append((["x", "random", "random#2", "random#3"],
+                          [1.0 if seat == first else -1 / 3 for seat in range(4)]))
+        return games
+
+    level = by_name(fit_ratings(RatedGames.of(versus(2)), bootstrap=0, prior=0))
+    assert level["x"].rating == pytest.approx(0.0, abs=1e-6)  # 25%: parity with three
+    half = by_name(fit_ratings(RatedGames.of(versus(4)), bootstrap=0, prior=0))
+    assert half["x"].rating == pytest.approx(400 * math.log10(3))  # x / (x + 3) = 1/2
 
 
-def test_anchored_rating_is_the_log_odds_against_a_fixed_anchor():
-    # 30 of 40 against an anchor held at 100: 100 + 400 log10(3); the anchor stays put and the
-    # interval is 1.96 / sqrt(n p (1 - p)) natural units either side.
-    scores, games = versus_anchors([30])
-    trained, anchor = anchored_ratings(["trained", "random"], scores, games, {"random": 100.0},
-                                       prior_draws=0)
-    assert trained.rating == pytest.approx(100 + 400 * math.log10(3))
-    assert (anchor.rating, anchor.low, anchor.high) == pytest.approx((100, 100, 100))
-    half_width = Z95 * ELO_PER_NATURAL_UNIT / math.sqrt(40 * 0.75 * 0.25)
-    assert trained.high - trained.rating == pytest.approx(half_width)
-    assert trained.rating - trained.low == pytest.approx(half_width)
+def test_a_shared_first_place_splits_the_win():
+    shared = RatedGames.of([(["a", "b", "c"], [0.5, 0.5, -1.0])])
+    assert shared.firsts.tolist() == [[0.5, 0.5, 0.0]]
+    assert RatedGames.of([(["a", "b"], [0, 0])]).firsts.tolist() == [[0.5, 0.5]]
 
 
-def test_anchored_ratings_agree_with_bradley_terry_up_to_the_shift():
-    games = np.full((3, 3), 30) - np.diag([30] * 3)
-    scores = np.array([[0, 17, 25], [13, 0, 21], [5, 9, 0]])
-    free = bradley_terry(["a", "b", "c"], scores, games)
-    anchored = anchored_ratings(["a", "b", "c"], scores, games, {"c": 0.0})
-    by_name = {r.name: r.rating for r in free}
-    assert [r.rating for r in anchored] == pytest.approx(
-        [by_name[n] - by_name["c"] for n in "abc"], abs=1e-6)
+def test_the_bootstrap_interval_holds_the_rating_and_narrows_with_more_games():
+    few = by_name(fit_ratings(two_player({("a", "random"): (15, 0, 5)})))["a"]
+    many = by_name(fit_ratings(two_player({("a", "random"): (150, 0, 50)})))["a"]
+    assert few.low < few.rating < few.high and many.low < many.rating < many.high
+    assert many.high - many.low < few.high - few.low
 
 
-def test_stronger_results_give_a_higher_rating_and_the_anchors_stay_fixed():
-    anchors = {"random": 0.0, "heuristic": 400.0, "mcts": 600.0}
-    names = ["trained", *anchors]
+def test_the_prior_keeps_an_unbeaten_agent_finite():
+    ratings = by_name(fit_ratings(two_player({("a", "random"): (10, 0, 0)}), bootstrap=0))
+    # One virtual shared game: 10.5 : 0.5 odds.
+    assert ratings["a"].rating == pytest.approx(400 * math.log10(21))
+
+
+def test_stronger_results_rate_higher_and_anchors_stay_fixed():
+    anchors = {"random": 0.0, "heuristic": 400.0}
     previous = -math.inf
-    for scores_per_anchor in ([5, 0, 0], [30, 10, 2], [38, 25, 15], [40, 40, 40]):
-        scores, games = versus_anchors(scores_per_anchor)
-        ratings = anchored_ratings(names, scores, games, anchors)
-        assert {r.name: r.rating for r in ratings[1:]} == pytest.approx(anchors)
-        assert ratings[0].low < ratings[0].rating < ratings[0].high
-        assert ratings[0].rating > previous
-        previous = ratings[0].rating
-    assert math.isfinite(previous)  # unbeaten, yet finite (the prior's virtual draws)
+    for wins in ((5, 0), (30, 10), (40, 40)):
+        games = two_player({("trained", "random"): (wins[0], 0, 40 - wins[0]),
+                            ("trained", "heuristic"): (wins[1], 0, 40 - wins[1])})
+        ratings = by_name(fit_ratings(games, anchors))
+        assert {n: ratings[n].rating for n in anchors} == pytest.approx(anchors)
+        assert ratings["trained"].rating > previous
+        previous = ratings["trained"].rating
+    assert math.isfinite(previous)
 
 
-def test_anchored_ratings_need_an_anchor_linked_to_every_agent():
-    scores, games = versus_anchors([20])
-    with pytest.raises(ValueError, match="at least one anchor"):
-        anchored_ratings(["trained", "random"], scores, games, {})
-    with pytest.raises(ValueError, match="no games link loner"):
-        anchored_ratings(["trained", "random", "loner"], np.pad(scores, (0, 1)),
-                         np.pad(games, (0, 1)), {"random": 0.0})
+def test_every_agent_needs_games_linking_it_to_an_anchor():
+    games = two_player({("a", "random"): (5, 0, 5), ("b", "c"): (3, 0, 3)})
+    with pytest.raises(ValueError, match="no games link b, c to an anchor"):
+        fit_ratings(games)
+    with pytest.raises(ValueError, match="anchor.s. d played no rated game"):
+        fit_ratings(games, {"d": 0.0})

@@ -13,6 +13,7 @@ from PIL import Image
 import envs
 from agents import make_agent
 from arena import load_records, play_match, replay
+from arena.backends import Venue
 from arena.match import AgentSummary, MatchResult
 from arena.report import LOG_WIDTH, report_console, results_table
 from arena.stats import Rating
@@ -32,13 +33,14 @@ def test_round_robin_writes_tables_json_csv_chart_records_and_gifs(tmp_path):
                    out=tmp_path)
     assert run.returncode == 0, run.stderr
     assert "heuristic vs random (2 games)" in run.stdout
-    assert "Elo (Bradley-Terry)" in run.stdout
+    assert "Elo, random = 0 [95% CI]" in run.stdout
     assert "evaluation: 6/6 games" in run.stdout  # output to a pipe: progress as lines
     results = json.loads((tmp_path / "results.json").read_text())
     assert [m["lineup"] for m in results["matches"]] == [
         ["heuristic", "random"], ["heuristic", "mcts"], ["random", "mcts"]]
     assert all(m["games"] == 2 for m in results["matches"])
-    assert {r["name"] for r in results["ratings"]} == {"heuristic", "random", "mcts"}
+    ratings = {r["name"]: r for r in results["ratings"]}
+    assert set(ratings) == {"heuristic", "random", "mcts"} and ratings["random"]["rating"] == 0
     assert len(results["games"]) == 6
     with open(tmp_path / "results.csv") as file:
         rows = list(csv.DictReader(file))
@@ -61,7 +63,9 @@ def test_versus_schedule_for_four_players(tmp_path):
     results = json.loads((tmp_path / "results.json").read_text())
     assert results["matches"][0]["lineup"] == ["heuristic", "random", "random#2", "random#3"]
     assert results["matches"][0]["games"] == 4
-    assert "openskill" in run.stdout
+    assert "W-S-D-L" in run.stdout and "Elo, random = 0 [95% CI]" in run.stdout
+    ratings = {r["name"]: r["rating"] for r in results["ratings"]}
+    assert set(ratings) == {"heuristic", "random"} and ratings["random"] == 0
     assert not (tmp_path / "ratings.png").exists()
 
 
@@ -82,11 +86,12 @@ def prepare(*overrides):
     (["agents=[heuristic,checkpoint:nowhere.pt]"], "checkpoint not found: nowhere.pt"),
     (["env.num_players=4", "agents=[heuristic,random]"], "a round robin of a 4-player game "
                                                          "needs at least 4 agents"),
-    (["agents=[heuristic,random]", "games=0"],
-     "games, workers, torch_threads and batch_games must be at least 1"),
-    (["agents=[heuristic,random]", "+colour=blue"], "unknown evaluate option(s) colour"),
+    (["agents=[heuristic,random]", "games=0"], "config games=0: must be an integer >= 1"),
+    (["agents=[heuristic,random]", "games=abc"], "config games='abc': must be an integer"),
+    (["agents=[heuristic,random]", "+colour=blue"],
+     "unknown config key(s) colour; valid keys: agent_options"),
     (["agents=[heuristic,heuristic]"], "agents lists an agent twice"),
-    (["agents=[mcts]", "agent_options.mcts.rollout=greedy"], "rollout must be one of"),
+    (["agents=[mcts,random]", "agent_options.mcts.rollout=greedy"], "rollout must be one of"),
     (["agents=[heuristic,random]", "+env.board=huge"], "unexpected keyword argument 'board'"),
 ])
 def test_bad_input_is_refused_before_any_game(overrides, message):
@@ -144,7 +149,7 @@ def test_batched_games_are_the_games_played_one_at_a_time(nobles_checkpoint, sim
         evaluate = agent.evaluate
         agent.evaluate = lambda states: calls.append(len(states)) or evaluate(states)
         result = play_match({"name": "nobles"}, [agent, "heuristic"], 6, seed=3,
-                            record=True, batch_games=batch_games)
+                            record=True, venue=Venue(batch_games=batch_games))
         return [(g.index, g.seats, g.returns, g.record.actions) for g in result.games], calls
 
     one_at_a_time, single_calls = match(1)
@@ -186,20 +191,19 @@ def test_a_four_player_table_in_a_log_keeps_every_figure():
     not cut to rich's default of 80 columns: every figure stays readable in the log."""
     names = ["checkpoint-1", "heuristic", "heuristic#2", "heuristic#3"]
     wins = [22, 73, 55, 53]
-    summaries = [AgentSummary(name, 200, w, 0, 200 - w, w / 200, -0.193, 0.0738, 0.1609, 0.0032)
-                 for name, w in zip(names, wins, strict=True)]
-    ratings = [Rating(name, 23.137, 18.301, 28.004) for name in names]
-    result = MatchResult({"name": "nobles"}, names, games=[None] * 200, summaries=summaries,
-                         ratings=ratings)
+    summaries = [AgentSummary(name, 200, w, 3, 0, 197 - w, w / 200, -0.193, 0.0738, 0.1609,
+                              0.0032) for name, w in zip(names, wins, strict=True)]
+    ratings = {name: Rating(name, 231.37, 183.01, 280.04) for name in names}
+    result = MatchResult({"name": "nobles"}, names, games=[None] * 200, summaries=summaries)
     console = report_console()
     assert console.width == LOG_WIDTH  # pytest captures stdout: not a terminal
     with console.capture() as printed:
-        console.print(results_table(result, title="trained vs heuristic"))
+        console.print(results_table(result, title="trained vs heuristic", ratings=ratings))
     rows = [line.split() for line in printed.get().splitlines()
             if line.split()[:1] and line.split()[0] in names]
-    assert [row[:2] for row in rows] == [[name, f"{w}-0-{200 - w}"]
+    assert [row[:2] for row in rows] == [[name, f"{w}-3-0-{197 - w}"]
                                          for name, w in zip(names, wins, strict=True)]
-    assert all(row[-1] == "3.2" and "[18.3," in row for row in rows), printed.get()
+    assert all(row[-1] == "3.2" and "[183," in row for row in rows), printed.get()
     assert "…" not in printed.get()
 
 

@@ -1,7 +1,6 @@
 """The Barricade PettingZoo env, its renders and the observation encoder."""
 
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -210,11 +209,11 @@ def test_view_to_board_actions_is_a_permutation_that_mirrors_north():
     assert north[140] == 140
 
 
-def test_config_keys_match_the_hydra_config():
-    import yaml
+def test_the_env_config_is_the_games_keywords_at_their_defaults():
+    import envs
 
-    config = yaml.safe_load((Path(__file__).parents[2] / "configs/env/barricade.yaml").read_text())
-    config.pop("name")
+    config = envs.default_config("barricade")
+    assert config.pop("name") == "barricade"
     game = barricade.Game(**config)
     assert (game.variant, game.sweep_turns, game.max_turns) == ("standard", 6, 200)
     assert barricade.env(**config).unwrapped.metadata["name"] == "barricade_v0"

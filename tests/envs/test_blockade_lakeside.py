@@ -207,12 +207,14 @@ def test_start_squares_must_differ_only_among_seated_corners():
 
 
 def test_the_hydra_config_makes_the_preset_and_checkpoints_tell_it_apart():
-    config = OmegaConf.to_container(OmegaConf.load(CONFIGS / "blockade_lakeside.yaml"))
+    from hydra import compose, initialize_config_dir
+
+    with initialize_config_dir(config_dir=str(CONFIGS.parent), version_base="1.3"):
+        config = OmegaConf.to_container(compose("config", overrides=["env=blockade_lakeside"]).env)
     game = envs.make_game(config)
-    name = config.pop("name")
     assert repr(game) == repr(blockade.Game(rules="lakeside"))
-    seed_config = OmegaConf.to_container(OmegaConf.load(CONFIGS / "blockade.yaml"))
-    assert envs.config_mismatch({"name": name, **config}, game) is None
+    seed_config = envs.default_config("blockade")
+    assert envs.config_mismatch(config, game) is None
     assert "rules='lakeside'" in envs.config_mismatch(seed_config, game)
     overridden = {**seed_config, "rules": "lakeside"}
     assert envs.config_mismatch(overridden, game) is None
@@ -369,8 +371,11 @@ def test_three_and_four_player_open_path_games_end_with_a_winner_under_random_pl
     three and four players random play ends every game with one winner, given the turns (no
     deadlock: every pawn keeps a path to its goals, and pawns jump pawns). The returns are the
     winner's +1 and -1/(n-1) for everyone else."""
-    config = OmegaConf.to_container(OmegaConf.load(CONFIGS / "blockade_open.yaml"))
-    config.update(num_players=num_players, max_turns=100_000)
+    from hydra import compose, initialize_config_dir
+
+    with initialize_config_dir(config_dir=str(CONFIGS.parent), version_base="1.3"):
+        config = OmegaConf.to_container(compose("config", overrides=[
+            "env=blockade_open", f"env.num_players={num_players}", "env.max_turns=100000"]).env)
     game = envs.make_game(config)
     assert (game.path_rule, game.jumps, game.win_condition) == ("open", True, "any")
     for seed in range(4):

@@ -368,7 +368,7 @@ def test_bad_ppo_configs_fail_clearly(tmp_path):
     with pytest.raises(ValueError, match="unknown config key"):
         train_tiny(tmp_path, "c", [*GAMES["nobles"], "+algo.loss.clip=0.1"])
     with pytest.raises(ValueError, match="no student round"):
-        train_tiny(tmp_path, "d", [*GAMES["nobles"], "+algo.warm_start.student_games=4"])
+        train_tiny(tmp_path, "d", [*GAMES["nobles"], "algo.warm_start.student_games=4"])
 
 
 def test_mlp_kind_flattens_planes():

@@ -27,7 +27,8 @@ ALGOS = {
                   "algo.search.simulations=4", "algo.selfplay.concurrent_games=4",
                   "algo.learner.min_samples=8", "algo.learner.batch_size=8",
                   "algo.time_limit_minutes=null",
-                  "algo.warm_start.teacher=random"],  # a game without a heuristic
+                  "algo.warm_start.teacher=random",  # a game without a heuristic
+                  "algo.selfplay.teacher=random"],
     "ppo": ["algo=ppo", "algo.iterations=2", "algo.rollout.num_envs=4",
             "algo.rollout.num_steps=8", "algo.optim.minibatch_size=16",
             "algo.optim.update_epochs=1", "algo.pool.baselines=[random]",

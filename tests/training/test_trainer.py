@@ -3,6 +3,7 @@ the warm start, stale temporaries cleaned, a failed save that keeps the previous
 runs that extend to the limits the command line gives, and a clean stop on Ctrl-C."""
 
 import errno
+import json
 import os
 import signal
 import subprocess
@@ -242,7 +243,7 @@ def test_an_unwritable_output_folder_is_one_clear_line(tmp_path):
 
 def test_optional_outputs_that_fail_only_warn(tmp_path, monkeypatch):
     """A broken chart or GIF writer costs the picture, not the evaluation's results."""
-    import arena.evaluation as evaluation
+    import arena.tournament as evaluation
 
     def broken(*args, **kwargs):
         raise ImportError("matplotlib is broken")
@@ -343,3 +344,30 @@ def test_a_broken_learning_curve_only_warns(tmp_path, monkeypatch):
         result, _ = train(tmp_path, "run", [*ALPHAZERO, "algo.eval.every=1", "algo.eval.games=2",
                                             "algo.iterations=1"])
     assert "eval/rating" in result.history[-1] and result.checkpoint.is_file()
+
+
+def test_one_rating_in_the_final_table_w_and_b_and_the_learning_curve(tmp_path, monkeypatch,
+                                                                      capsys):
+    """The trained agent's final rating is one number wherever the run shows it: the final
+    table's row, W&B's summary (final/rating), final_evaluation.json and the curve's last
+    point; the progress line's Elo is the periodic eval/rating of the history."""
+    import training.curve as curve
+    import training.trainer as trainer
+    from training.logging import RunLogger
+
+    summaries, drawn = [], []
+    monkeypatch.setattr(RunLogger, "summary", lambda self, values: summaries.append(values))
+
+    def spy(history, anchors, path, title, final=None):
+        drawn.append(final)
+        return curve.write_learning_curve(history, anchors, path, title, final)
+
+    monkeypatch.setattr(trainer, "write_learning_curve", spy)
+    result, out = train(tmp_path, "run", [*ALPHAZERO, "algo.iterations=1", "algo.eval.every=1",
+                                          "algo.eval.games=2", "algo.eval.final_games=4",
+                                          "algo.eval.final_opponents=[random]"], capsys)
+    rating = result.final_ratings["trained"].rating
+    [summary] = summaries
+    final = json.loads((tmp_path / "run" / "final_evaluation.json").read_text())["metrics"]
+    assert summary["final/rating"] == final["final/rating"] == drawn[-1]["final/rating"] == rating
+    assert f"Elo {result.history[-1]['eval/rating']:.0f}" in out

@@ -15,7 +15,8 @@ from policy_files import ROOT, exported
 
 import envs
 from arena import load_records, replay
-from ui.terminal import PlayConfig, TerminalGame
+from ui.settings import PlayConfig
+from ui.terminal import TerminalGame
 
 NOBLES = {"name": "nobles", "num_players": 2}
 BLOCKADE = {"name": "blockade", "num_players": 2, "rows": 8, "cols": 8, "max_turns": 60}
@@ -178,5 +179,5 @@ def test_the_command_line_plays_from_stdin_and_reports_bad_settings(tmp_path):
     assert (tmp_path / "g.json").is_file()
     assert not (ROOT / ".hydra").exists()
     done = play_cli("env=nobles", "agents=[human,alphabeta]", stdin="")
-    assert done.returncode == 1
+    assert done.returncode == 2
     assert done.stderr.strip().startswith("error: unknown agent 'alphabeta'")

@@ -21,14 +21,15 @@ from typing import Annotated
 import numpy as np
 
 import envs
-from agents.network import Acting, NetworkAgent
-from models.evaluator import NetworkEvaluator
+from agents.network import Acting
 from models.features import make_encoder
+from models.inference import BACKENDS as INFERENCE_BACKENDS
 from models.nets import ModelConfig, network_for
 from models.symmetry import augmenter, symmetries
 from search.puct import SearchConfig
 from training.algorithm import LoopConfig, NetworkAlgorithm, Step
 from training.alphazero.selfplay import Round, SelfPlay, SelfPlayConfig, SelfPlayGame
+from training.evaluation import TrainingEvalConfig
 from training.learner import Learner, LearnerConfig
 from training.pool import OpponentPool, PoolConfig
 from training.replay import ReplayBuffer, Samples
@@ -40,30 +41,76 @@ from training.warmstart import WarmStartConfig, warm_start
 
 @dataclass(frozen=True)
 class ReplayConfig:
-    capacity: Annotated[int, ">= 1"] = 20_000  # samples kept; the oldest are overwritten
-    save: bool = True  # replay.pt beside each checkpoint, for an exact resume
+    """``algo.replay``."""
+
+    # samples kept (one per decision); the oldest are overwritten (a 14x11 Blockade sample is
+    # about 10 KB)
+    capacity: Annotated[int, ">= 1"] = 20_000
+    # write the buffer to checkpoints/replay.pt beside last.pt at every checkpoint, for an
+    # exact resume (a resume without it warns and starts with an empty buffer)
+    save: bool = True
 
 
 @dataclass(frozen=True)
 class AlphaZeroConfig(LoopConfig):
+    """``algo=alphazero``: every default of an AlphaZero run. They train 2-player Blockade
+    in about 10 minutes on 2 CPU cores: a heuristic warm start with a student round, self-play
+    with a random seat in half the games and the teacher's labels there, value targets mixed
+    with the positions' race leads (docs/training.md)."""
+
     name: str = "alphazero"
     iterations: Annotated[int, ">= 1"] | None = 200
     console_every: Annotated[int, ">= 0"] = 1
     time_limit_minutes: Annotated[float, "> 0"] | None = 10.0
+    # self-play games per iteration, all with the same weights
     games_per_iteration: Annotated[int, ">= 1"] = 32
-    search: SearchConfig = field(default_factory=SearchConfig)
-    selfplay: SelfPlayConfig = field(default_factory=SelfPlayConfig)
+    # how self-play runs the network: torch (frozen TorchScript) | onnx (onnxruntime: the same
+    # games, 1.06-1.27x faster on Nobles' MLP) | auto (onnxruntime below 16 positions a batch)
+    # | onnx-int8 (8-bit: 1.5-1.8x on the conv nets, but some moves differ); models/inference.py
+    inference: str = "torch"
+    # network outputs kept per worker for positions searched again (0 = no cache; hits 7-11%)
+    inference_cache: Annotated[int, ">= 0"] = 0
+    # the search of every self-play move: few simulations, a Gumbel root (plans well with
+    # few), chance nodes by expectation, unvisited children below their parent's value
+    search: SearchConfig = field(default_factory=lambda: SearchConfig(
+        simulations=16, fpu_reduction=0.2, chance="expectation", root="gumbel"))
+    # games cut at 120 decisions (adjudicated), a random seat in half of them (real wins to
+    # learn from), the teacher's choice as those games' policy targets
+    selfplay: SelfPlayConfig = field(default_factory=lambda: SelfPlayConfig(
+        max_moves=120, random_opponent_share=0.5, teacher_share=1.0))
+    # the replay buffer
     replay: ReplayConfig = field(default_factory=ReplayConfig)
+    # the gradient steps
     learner: LearnerConfig = field(default_factory=LearnerConfig)
-    rewards: RewardConfig = field(default_factory=RewardConfig)
-    warm_start: WarmStartConfig = field(default_factory=WarmStartConfig)
-    pool: PoolConfig = field(default_factory=PoolConfig)
+    # value targets mixed with each position's own lead, outcomes discounted by the decisions
+    # left: dense signals for a game whose self-play rarely ends
+    rewards: RewardConfig = field(default_factory=lambda: RewardConfig(
+        position_weight=0.5, discount=0.98, discount_leads=True))
+    # 80 teacher games (kept in the buffer) and 40 student games before self-play
+    warm_start: WarmStartConfig = field(default_factory=lambda: WarmStartConfig(
+        games=80, steps=400, keep=True, student_games=40, student_steps=200))
+    # the past selves of selfplay.past_self_share, drawn uniformly
+    pool: PoolConfig = field(default_factory=lambda: PoolConfig(scheme="uniform", capacity=10))
+    # the trained agent samples its policy at temperature 0.5: a greedy one can shuttle a pawn
+    # between two squares of nearly equal value until the turn limit
+    eval: TrainingEvalConfig = field(default_factory=lambda: TrainingEvalConfig(
+        final_opponents=("random",), temperature=0.5))
 
     def __post_init__(self):
         super().__post_init__()
+        if self.inference not in INFERENCE_BACKENDS:
+            raise ValueError(f"algo.inference must be one of {', '.join(INFERENCE_BACKENDS)}, "
+                             f"got {self.inference!r}")
         if self.pool.baselines or self.pool.baseline_share:
             raise ValueError("algo.pool.baselines is PPO's: AlphaZero's pool holds past selves "
                              "only (selfplay.opponent_share gives opponent seats)")
+
+    def opponents(self) -> dict[str, list[str]]:
+        """The agent specs the network plays games against, by key (the panel's check)."""
+        return {"algo.selfplay.opponents": list(self.selfplay.opponents) * bool(
+                    self.selfplay.opponent_share),
+                "algo.warm_start.opponent": [self.warm_start.opponent] * bool(
+                    self.warm_start.games)}
 
 
 @dataclass(frozen=True)
@@ -75,6 +122,8 @@ class SelfPlayFactory:
     search: SearchConfig
     selfplay: SelfPlayConfig
     rewards: RewardConfig
+    inference: str = "torch"
+    inference_cache: int = 0
 
     def __call__(self) -> SelfPlay:
         game = envs.make_game(self.env_config)
@@ -82,7 +131,8 @@ class SelfPlayFactory:
         past_net = (network_for(game, encoder, self.model_config)
                     if self.selfplay.past_self_share else None)
         return SelfPlay(game, encoder, network_for(game, encoder, self.model_config),
-                        self.search, self.selfplay, Outcomes(game, self.rewards), past_net)
+                        self.search, self.selfplay, Outcomes(game, self.rewards), past_net,
+                        self.inference, self.inference_cache)
 
 
 def game_seed(run_seed: int, index: int) -> int:
@@ -148,17 +198,14 @@ class AlphaZero(NetworkAlgorithm):
         self.pool = OpponentPool(algo.pool)  # past selves (selfplay.past_self_share)
         self.counters = {"games": 0, "samples": 0}
         self.runner = make_runner(self.runner_config, SelfPlayFactory(
-            self.env_config, self.model_config, algo.search, algo.selfplay, algo.rewards))
+            self.env_config, self.model_config, algo.search, algo.selfplay, algo.rewards,
+            algo.inference, algo.inference_cache))
         self.last_records: list[SelfPlayGame] = []
 
     # -- what a checkpoint holds -----------------------------------------------------------
 
     def acting(self) -> Acting:
         return Acting(self.algo.eval.simulations, self.algo.eval.temperature, self.algo.search)
-
-    def agent(self, acting: Acting | None = None) -> NetworkAgent:
-        return NetworkAgent(NetworkEvaluator(self.net, self.encoder, self.game.num_players),
-                            acting or self.acting(), "trained", self.hooks.evaluate)
 
     def state_dict(self) -> dict:
         return {"learner": self.learner.state_dict(), "rng": numpy_rng_state(self.rng),
@@ -196,7 +243,9 @@ class AlphaZero(NetworkAlgorithm):
         seeds = [game_seed(self.seed, c["games"] + i)
                  for i in range(self.algo.games_per_iteration)]
         teacher_share = self.algo.selfplay.teacher_share_at(progress)
-        self.runner.start_round(Round(self.net.state_dict(), teacher_share,
+        # A copy: sending tensors to worker processes moves their storage to shared memory.
+        weights = {k: v.detach().clone() for k, v in self.net.state_dict().items()}
+        self.runner.start_round(Round(weights, teacher_share,
                                       past.weights if past is not None else None))
         start = time.perf_counter()
         records = self.runner.play(seeds)

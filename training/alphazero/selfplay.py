@@ -36,7 +36,7 @@ import numpy as np
 import envs
 from agents import make_agent
 from envs.core import sample_chance
-from models.evaluator import NetworkEvaluator
+from models.inference import make_evaluator
 from search.puct import SearchConfig, search
 from training.replay import Samples
 from training.rewards import Outcomes
@@ -46,17 +46,41 @@ TEACHER_GAMES = ("vs_random", "all")
 
 @dataclass(frozen=True)
 class SelfPlayConfig:
+    """``algo.selfplay``: how the self-play games are played and recorded."""
+
+    # games played at once per worker; the leaves of all go through the network in one batch
     concurrent_games: int = 32
+    # PUCT root: sample moves with visits^(1/temperature) ...
     temperature: Annotated[float, ">= 0"] = 1.0
+    # ... for this many decisions of a game, then play the most visited
     temperature_moves: Annotated[int, ">= 0"] = 20
+    # cut a game after this many decisions (null = play to the game's end); a cut game is
+    # valued by rewards.adjudication; games with a random seat always play to the end
     max_moves: int | None = None
+    # share of games in which one seat plays uniformly at random (not recorded): games the
+    # network can actually win, so real win signals appear while self-play between equals
+    # never finishes
     random_opponent_share: float = 0.0
+    # agent spec of the teacher whose choices replace the search's policy targets (the warm
+    # start's own is algo.warm_start.teacher)
     teacher: str = "heuristic"
+    # share of the network's decisions whose policy target is the teacher's choice: the warm
+    # start's student round (DAgger) carried on through self-play
     teacher_share: float = 0.0
+    # fade teacher_share linearly to 0 over this share of the run (0.3 = gone after 30% of the
+    # iterations, or of the time limit when iterations is null), so the search's own targets
+    # take over; null = constant (imitates the teacher: cannot pass it)
     teacher_fade: float | None = None
+    # games whose decisions the teacher labels: vs_random (games with a random seat) | all
     teacher_games: str = "vs_random"
+    # share of games in which every seat but one is a past snapshot of the network from
+    # algo.pool (not recorded): the network keeps beating its older selves
     past_self_share: float = 0.0
+    # agent specs of the opponent seats, one drawn per game (cheap ones: they play most moves
+    # of their games)
     opponents: tuple[str, ...] = ("heuristic",)
+    # share of games in which every seat but one is played by one of `opponents` (not
+    # recorded); drawn from the same games as past_self_share (the two add up to <= 1)
     opponent_share: float = 0.0
 
     def __post_init__(self):
@@ -179,24 +203,28 @@ class _Game:
 
 class SelfPlay:
     """Plays self-play games with the given network; ``start_round(r)`` takes the learner's
-    latest, ``play(seeds)`` returns the games' records in seed order."""
+    latest, ``play(seeds)`` returns the games' records in seed order. ``inference`` and
+    ``inference_cache``: the evaluators' backend and cache size (:func:`make_evaluator`)."""
 
     def __init__(self, game, encoder, net, search_config: SearchConfig, config: SelfPlayConfig,
-                 outcomes: Outcomes, past_net=None):
+                 outcomes: Outcomes, past_net=None, inference: str = "torch",
+                 inference_cache: int = 0):
         self.game = game
         self.encoder = encoder
         self.net = net
         self.search_config = search_config
         self.config = config
         self.outcomes = outcomes
-        self.evaluator = NetworkEvaluator(net, encoder, game.num_players)
+        self.inference = {"backend": inference, "cache_size": inference_cache}
+        self.evaluator = make_evaluator(net, encoder, game.num_players, **self.inference)
         self.game_value = envs.game_hooks(game).evaluate  # for search.game_value_weight
         self.teacher_share = config.teacher_share
         self.teacher = make_agent(config.teacher, game) if config.teacher_share else None
         self.opponents = ([make_agent(spec, game) for spec in config.opponents]
                           if config.opponent_share else [])
         self.past_net = past_net  # a second network of the same shape for past snapshots
-        self.past_evaluator = None
+        self.past_evaluator = None  # this round's: past_net's, when the round has past weights
+        self._past_net_evaluator = None  # built once: an ONNX backend exports on building
 
     def start_round(self, selfplay_round: Round) -> None:
         r = selfplay_round
@@ -208,8 +236,12 @@ class SelfPlay:
             if self.past_net is None:
                 raise ValueError("self-play got past weights but was built without a past_net")
             self.past_net.load_state_dict(r.past_weights)
-            self.past_evaluator = NetworkEvaluator(self.past_net, self.encoder,
-                                                   self.game.num_players)
+            if self._past_net_evaluator is None:
+                self._past_net_evaluator = make_evaluator(self.past_net, self.encoder,
+                                                          self.game.num_players, **self.inference)
+            else:
+                self._past_net_evaluator.refresh()
+            self.past_evaluator = self._past_net_evaluator
 
     def play(self, seeds: list[int]) -> list[SelfPlayGame]:
         pending = deque(seeds)

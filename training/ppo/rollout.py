@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
+from agents.base import BatchingAgent
 from envs.core import sample_chance
 from models.views import ViewMaps, encode_batch
 from training.learner import masked_log_policy
@@ -82,10 +83,19 @@ def sample_masked(log_policy: np.ndarray, rng: np.random.Generator) -> np.ndarra
 
 @dataclass(frozen=True)
 class RolloutConfig:
+    """``algo.rollout``."""
+
+    # games stepped in lockstep; one batched forward pass per step
     num_envs: int = 64
+    # learner decisions per game per iteration (batch = envs * steps)
     num_steps: int = 32
+    # seats per game the learner plays; the others are one opponent from the pool
+    # (= num_players: plain latest-vs-latest self-play)
     learner_seats: int = 1
-    shards: int = 1  # independent rollouts the games are split into (training/ppo/shards.py)
+    # independent rollouts the games are split into, each with its own games and generator:
+    # runner=processes/ray play them on their workers (set it to runner.workers or a multiple);
+    # the data depend on shards, not on the runner (training/ppo/shards.py)
+    shards: int = 1
 
     def __post_init__(self):
         if self.num_envs < 1 or self.num_steps < 1 or self.learner_seats < 1:
@@ -204,7 +214,7 @@ class Rollout:
         self.make_agent = make_agent
         self.maps = ViewMaps(encoder, game.num_players)
         self.opponent_nets: dict[int, torch.nn.Module] = {}
-        self.agents: dict[tuple[int, int, str], object] = {}  # (slot, seat, spec) -> Agent
+        self.agents: dict = {}  # (slot, seat, spec) -> its Agent; spec -> the one built first
         self.slots: list[Slot] = []
         self.agent_steps = 0
 
@@ -226,11 +236,17 @@ class Rollout:
         return slot
 
     def _agent(self, index: int, seat: int, spec: str):
+        """The baseline agent ``spec`` of slot ``index``'s seat: one per seat of every game,
+        forks of one built agent where it has a network (loaded once, not per seat)."""
         key = (index, seat, spec)
         if key not in self.agents:
             if self.make_agent is None:
                 raise ValueError(f"baseline opponent {spec!r} needs make_agent")
-            self.agents[key] = self.make_agent(spec, self.game)
+            if spec not in self.agents:
+                self.agents[spec] = self.make_agent(spec, self.game)
+            base = self.agents[spec]
+            self.agents[key] = (base.fork() if isinstance(base, BatchingAgent)
+                                else self.make_agent(spec, self.game))
         return self.agents[key]
 
     def _opponent_net(self, entry: Entry) -> torch.nn.Module:

@@ -23,7 +23,12 @@ POTENTIALS = ("none", "distance")
 
 @dataclass(frozen=True)
 class ShapingConfig:
+    """``algo.shaping``: potential-based reward shaping."""
+
+    # none | distance: reward gamma * phi(s') - phi(s) between a seat's decisions (phi = 0 at
+    # the end), phi = weight * its lead (the game's potential or adjudicate hook)
     potential: str = "none"
+    # phi in [-weight, weight]
     weight: float = 0.5
 
     def __post_init__(self):

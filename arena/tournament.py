@@ -12,7 +12,9 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Annotated
 
+import numpy as np
 from rich.console import Console
 from rich.progress import (
     BarColumn,
@@ -25,21 +27,19 @@ from rich.progress import (
 
 import envs
 from agents import make_agent
-from arena.match import (
-    BACKENDS,
-    GameResult,
-    MatchResult,
-    lineup_names,
-    match_result,
-    options_for,
-    play_match,
-    rate,
-)
+from agents.mcts import OPTIONS as MCTS_OPTIONS
+from arena import ladder
+from arena.backends import Venue
+from arena.game import GameResult, lineup_names, options_for
+from arena.match import MatchResult, match_result, play_match
 from arena.media import best_effort
+from arena.panel import panel
 from arena.records import render_gif, save_records
 from arena.report import (
     ProgressLine,
+    ladder_table,
     legend,
+    panel_table,
     ratings_table,
     report_console,
     results_table,
@@ -48,68 +48,106 @@ from arena.report import (
     write_csv,
     write_json,
 )
+from arena.stats import base_name, first_places, rate
+from typedconfig import from_mapping
 
-SCHEDULES = ("round_robin", "versus")
+SCHEDULES = ("round_robin", "versus", "ladder", "panel")
 LOG_EVERY_S = 30.0
 """Seconds between progress lines when the output is not a terminal."""
 
 
 @dataclass
 class EvalConfig:
-    """The ``evaluate`` config minus ``env`` and ``logger`` (see ``configs/eval/default.yaml``
-    for what every field means)."""
+    """``evaluate.py``'s settings beside ``env`` and ``logger`` (presets: configs/eval/)."""
 
-    agents: list[str]
-    games: int = 200
+    # agent specs: random | heuristic | mcts | checkpoint:PATH | onnx:PATH | zoo:NAME, with
+    # options inline: 'agents=[heuristic,"mcts:simulations=1000","onnx:PATH:sims=200"]'
+    agents: list[str] = field(default_factory=lambda: ["heuristic", "random"])
+    # games per lineup (rounded up to a multiple of the player count)
+    games: Annotated[int, ">= 1"] = 200
+    # one seed fixes every game: dice and every agent's choices
     seed: int = 0
-    workers: int = 1
+    # worker processes; the results are identical for any number
+    workers: Annotated[int, ">= 1"] = 1
+    # where workers > 1 play: processes (on this machine) | ray (Ray tasks: a Ray of `workers`
+    # CPUs here, or every CPU of the cluster at ray_address; pip install -e '.[ray]')
     backend: str = "processes"
+    # backend=ray: null = start a Ray here | auto | ray://host:port
     ray_address: str | None = None
-    torch_threads: int = 1
-    batch_games: int = 32
+    # torch threads for network agents (small batches: 1 is fastest, and robust when other
+    # jobs share the cores)
+    torch_threads: Annotated[int, ">= 1"] = 1
+    # games played at once per process when an agent has a network: its moves in all of them
+    # go through the network in one batch; the games are the same as one at a time
+    batch_games: Annotated[int, ">= 1"] = 32
+    # round_robin: every set of num_players different agents | versus: each agent against
+    # num_players - 1 copies of `opponent` | ladder: every agent rated on one scale from blocks
+    # of `games` games between pairs chosen where they inform most (arena/ladder.py) | panel:
+    # each agent against every member of the robustness panel (arena/panel.py)
     schedule: str = "round_robin"
+    # the field agent of schedule=versus
     opponent: str = "random"
-    agent_options: dict = field(default_factory=dict)
+    # schedule=ladder: blocks each agent plays after its first one, against the opponents that
+    # inform most
+    ladder_blocks: Annotated[int, ">= 0"] = 3
+    # keyword options per agent name or whole spec (null = the agent's default), e.g.
+    # agent_options.mcts.simulations=500 (mcts: agents/mcts.py; a whole spec's entry needs +)
+    agent_options: dict = field(default_factory=lambda: {"mcts": dict.fromkeys(MCTS_OPTIONS)})
+    # write every game (positions + actions, JSON lines) to games.jsonl
     save_records: bool = False
+    # game numbers (within each lineup) to render as animated GIFs
     gif_games: list[int] = field(default_factory=list)
+    # milliseconds per GIF frame (the last frame stays 2 s)
     gif_frame_ms: int = 300
+    # write ratings.png: ratings with 95% intervals (and the 2-player score heatmap)
     chart: bool = True
+    # a stopped (partial) evaluation's folder or results.json: its games are kept and only the
+    # missing ones played (same env and settings needed)
     resume: str | None = None
 
     @classmethod
     def from_dict(cls, values: dict) -> EvalConfig:
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(values) - known)
-        if unknown:
-            raise ValueError(f"unknown evaluate option(s) {', '.join(unknown)}; valid: "
-                             f"{', '.join(sorted(known))}")
-        config = cls(**values)
+        """The typed config of ``values``: a key it lacks, or a value of the wrong type or
+        range, is one ``ValueError`` naming it."""
+        config = from_mapping(cls, values)
         config.agents = [str(a) for a in config.agents]
         config.check()
         return config
+
+    def venue(self) -> Venue:
+        return Venue(self.workers, self.batch_games, self.backend, self.ray_address)
 
     def check(self) -> None:
         if not self.agents:
             raise ValueError("agents is empty; give e.g. agents=[heuristic,random]")
         if len(set(self.agents)) != len(self.agents):
             raise ValueError(f"agents lists an agent twice: {self.agents}")
-        if self.backend not in BACKENDS:
-            raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got "
-                             f"{self.backend!r}")
         if self.schedule not in SCHEDULES:
             raise ValueError(f"schedule must be one of {', '.join(SCHEDULES)}, "
                              f"got {self.schedule!r}")
-        if min(self.games, self.workers, self.torch_threads, self.batch_games) < 1:
-            raise ValueError(f"games, workers, torch_threads and batch_games must be at least "
-                             f"1, got {self.games}, {self.workers}, {self.torch_threads} and "
-                             f"{self.batch_games}")
+        self.venue()
 
 
-def lineups(config: EvalConfig, num_players: int) -> list[list[str]]:
+def lineups(config: EvalConfig, game) -> list[list[str]]:
     """``round_robin``: every set of ``num_players`` different agents; ``versus``: every agent
-    against ``num_players - 1`` copies of ``opponent``."""
+    against ``num_players - 1`` copies of ``opponent``; ``panel``: every agent against copies of
+    each panel member; ``ladder``: one lineup per pair of agents and side (the ladder plays the
+    ones its plan picks)."""
+    num_players = game.num_players
     if config.schedule == "versus":
         return [[agent] + [config.opponent] * (num_players - 1) for agent in config.agents]
+    if config.schedule == "panel":
+        return [[agent] + [member] * (num_players - 1) for agent in config.agents
+                for member in panel(game, judged=config.agents)]
+    if config.schedule == "ladder":
+        if len(config.agents) < 2:
+            raise ValueError(f"a ladder needs at least 2 agents, got {len(config.agents)}")
+        if config.games < 2 * num_players:
+            raise ValueError(f"games={config.games} is too few for a rating interval: a ladder "
+                             f"block needs at least two rotations of the seats "
+                             f"({2 * num_players} games)")
+        return [[a] + [b] * (num_players - 1)
+                for a, b in itertools.permutations(config.agents, 2)]
     if len(config.agents) < num_players:
         raise ValueError(f"a round robin of a {num_players}-player game needs at least "
                          f"{num_players} agents, got {len(config.agents)}; add agents or use "
@@ -128,11 +166,11 @@ def build_agents(env_config: dict, config: EvalConfig) -> dict[str, list]:
     def build(spec: str):
         return make_agent(spec, game, **options_for(spec, config.agent_options))
 
-    versus = [config.opponent] if config.schedule == "versus" else []
-    agents = {spec: [build(spec)] for spec in dict.fromkeys([*config.agents, *versus])}
-    for lineup in lineups(config, game.num_players):
+    agents: dict[str, list] = {}
+    for lineup in lineups(config, game):
         for spec in dict.fromkeys(lineup):
-            agents[spec] += [build(spec) for _ in range(lineup.count(spec) - len(agents[spec]))]
+            built = agents.setdefault(spec, [])
+            built += [build(spec) for _ in range(lineup.count(spec) - len(built))]
     return agents
 
 
@@ -152,12 +190,18 @@ RESUME_SETTINGS = ("agents", "games", "seed", "schedule", "opponent", "agent_opt
 
 def resumed_games(env_config: dict, config: EvalConfig) -> dict[tuple[str, ...], list]:
     """The games of the stopped evaluation ``config.resume`` names (its ``results.json`` or
-    the folder holding it), per lineup (its names, as :func:`arena.match.lineup_names` gives
+    the folder holding it), per lineup (its names, as :func:`arena.game.lineup_names` gives
     them): every game is seeded by its number alone, so these are the games the resumed run
     would play, and only the others need playing. The stored file must be partial, of the same
     game and rules, and share the settings in ``RESUME_SETTINGS``; anything else is a
     ``ValueError`` saying what differs. Empty without ``resume``."""
     if config.resume is None:
+        return {}
+    if config.schedule == "ladder":  # arena/ladder.py's file: checked here, read when played
+        n = envs.make_game(env_config).num_players
+        ladder.load(Path(config.resume), env_config, config.agents, ladder.settings_of(
+            math.ceil(config.games / n) * n, config.ladder_blocks, config.seed,
+            config.agent_options))
         return {}
     path = Path(config.resume)
     path = path / "results.json" if path.is_dir() else path
@@ -233,7 +277,9 @@ def run_evaluation(env_config: dict, config: EvalConfig, out_dir: Path,
     bad = [i for i in config.gif_games if not 0 <= i < games]
     if bad:
         raise ValueError(f"gif_games {bad} out of range: each lineup plays games 0..{games - 1}")
-    schedule = lineups(config, n)
+    if config.schedule == "ladder":
+        return ladder_evaluation(env_config, config, games, agents, out_dir, console)
+    schedule = lineups(config, game)
     resumed = resumed_games(env_config, config)
     if resumed:
         console.print(f"resuming {config.resume}: {sum(map(len, resumed.values()))} games "
@@ -267,12 +313,11 @@ def run_evaluation(env_config: dict, config: EvalConfig, out_dir: Path,
                 progress.update(task, description=" vs ".join(labels[a] for a in lineup))
                 played = resumed.get(tuple(lineup_names(lineup)), [])
                 finished[:] = played
-                result = play_match(env_config, lineup, games, config.seed, config.workers,
-                                    config.agent_options, record=config.save_records
-                                    or bool(config.gif_games), progress=advance,
-                                    batch_games=config.batch_games,
-                                    agents=lineup_agents(lineup, agents), played=played,
-                                    backend=config.backend, ray_address=config.ray_address)
+                result = play_match(env_config, lineup, games, config.seed,
+                                    agents=lineup_agents(lineup, agents),
+                                    agent_options=config.agent_options, played=played,
+                                    record=config.save_records or bool(config.gif_games),
+                                    progress=advance, venue=config.venue())
                 matches.append(result)
                 progress.console.print(results_table(result, labels=labels))
     except KeyboardInterrupt:
@@ -285,12 +330,62 @@ def run_evaluation(env_config: dict, config: EvalConfig, out_dir: Path,
         if not matches:
             return Evaluation(env_config, config, [], [], {}, partial=True)
     ratings = rate(matches)
-    console.print(ratings_table(ratings, elo=n == 2, title=f"{game.name}: ratings",
-                                labels=labels))
+    console.print(ratings_table(ratings, title=f"{game.name}: ratings", labels=labels))
     files = write_outputs(env_config, config, matches, ratings, out_dir, partial)
+    if config.schedule == "panel":
+        scores = panel_scores(matches)
+        console.print(panel_table(scores, labels))
+        files["panel"] = out_dir / "panel.json"
+        files["panel"].write_text(json.dumps(scores, indent=1))
     for name, path in files.items():
         console.print(f"{name}: {path}")
     return Evaluation(env_config, config, matches, ratings, files, partial)
+
+
+def panel_scores(matches: Sequence[MatchResult]) -> dict[str, dict]:
+    """Per judged agent (each match's first seat): its score against each panel member (its
+    mean share of first place: a win 1, a shared one its share, a draw 1/n; 1/n is parity),
+    with the ``worst`` and the ``mean``."""
+    scores: dict[str, dict] = {}
+    for match in matches:
+        seat = [g.seats.index(0) for g in match.games]
+        share = float(np.mean([first_places(g.returns)[s]
+                               for g, s in zip(match.games, seat, strict=True)]))
+        scores.setdefault(match.names[0], {})[base_name(match.names[1])] = share
+    return {agent: {"scores": members, "worst": min(members.values()),
+                    "worst_member": min(members, key=members.get),
+                    "mean": float(np.mean(list(members.values())))}
+            for agent, members in scores.items()}
+
+
+def ladder_evaluation(env_config: dict, config: EvalConfig, games: int, agents: dict,
+                      out_dir: Path, console: Console) -> Evaluation:
+    """``schedule=ladder``: arena/ladder.py's plan, a progress line per block, the ratings
+    table, and ladder.json, ladder.csv and ladder.png in ``out_dir`` (the resumed ladder's
+    folder on resume)."""
+    n = envs.make_game(env_config).num_players
+    labels = short_labels(config.agents)
+    if legend(labels):
+        console.print(legend(labels))
+    lines = ProgressLine("ladder", games * (1 + config.ladder_blocks)
+                         * (len(config.agents) - 1), every_s=LOG_EVERY_S)
+    result = ladder.run_ladder(env_config, config.agents, agents, n, games, config.ladder_blocks,
+                        config.seed, config.venue(), config.agent_options, out_dir,
+                        Path(config.resume) if config.resume else None,
+                        say=console.print, progress=lines)
+    rows = result.rows()
+    console.print(ladder_table(rows, labels, f"{env_config['name']} ladder "
+                                             f"({len(result.matches)} blocks of {games} games)"))
+    files = {"ladder": out_dir / "ladder.json", "csv": out_dir / "ladder.csv"}
+    if config.chart:
+        with best_effort("ladder plot"):
+            files["plot"] = ladder.write_plot(rows, out_dir / "ladder.png",
+                                              f"{env_config['name']}: rating against time "
+                                              "per move")
+    for name, path in files.items():
+        console.print(f"{name}: {path}")
+    return Evaluation(env_config, config, result.matches, result.ratings, files,
+                      result.partial)
 
 
 def write_outputs(env_config: dict, config: EvalConfig, matches: Sequence[MatchResult],
@@ -317,9 +412,10 @@ def write_outputs(env_config: dict, config: EvalConfig, matches: Sequence[MatchR
     return files
 
 
-def log_to_wandb(logger: dict, run_config: dict, evaluation: Evaluation) -> None:
+def log_to_wandb(logger: dict, run_config: dict, evaluation: Evaluation, out_dir: Path) -> None:
     """The evaluation's tables, chart and GIFs in a W&B run (``logger.mode``: offline by
-    default, never needing a network; ``disabled`` logs nothing)."""
+    default, never needing a network; ``disabled`` logs nothing), its folder in ``logger.dir``
+    or ``out_dir``."""
     if logger.get("mode", "disabled") == "disabled":
         return
     import wandb
@@ -327,7 +423,7 @@ def log_to_wandb(logger: dict, run_config: dict, evaluation: Evaluation) -> None
     from arena.report import CSV_COLUMNS, csv_rows
 
     run = wandb.init(mode=logger["mode"], project=logger.get("project"),
-                     entity=logger.get("entity"), dir=logger.get("dir"),
+                     entity=logger.get("entity"), dir=str(logger.get("dir") or out_dir),
                      tags=list(logger.get("tags") or []), job_type="evaluate",
                      config=run_config)
     rows = [[row[c] for c in CSV_COLUMNS] for row in csv_rows(evaluation.matches)]

@@ -1,0 +1,149 @@
+"""Turn a finished measurement into figure records (docs/generate.py's format) and store them
+where the figures of that agent live: a zoo agent's in ``zoo/<name>/metadata.json``, any other
+agent's (``heuristic``, the reference every zoo figure is read against) in docs/figures.json's
+``references``, keyed by the agent and its game config. A record of the same measure replaces
+the old one; then ``python docs/generate.py`` renders the pages.
+
+    python docs/record.py panel EVALUATE_FOLDER --command "python evaluate.py ..." --commit C
+    python docs/record.py exploiter TRAIN_FOLDER --command "python train.py ..." --commit C
+    python docs/record.py ladder EVALUATE_FOLDER --name CONFIG --command "..." --commit C
+
+``panel``: a ``schedule=panel`` evaluation (results.json): one record per judged agent and panel
+member, measure ``panel vs MEMBER`` (the zoo table shows the worst). ``exploiter``: a
+``+experiment=exploit`` run (final_evaluation.json and the config in its last checkpoint): one
+record, measure ``exploiter``, for the exploited agent; its score is what the exploiter wins
+against it. ``ladder``: a finished ``schedule=ladder`` evaluation is copied to
+docs/ladders/CONFIG/ (ladder.json with the command, commit and date added; ladder.png).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import shutil
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import envs  # noqa: E402
+import zoo  # noqa: E402
+from arena.stats import base_name  # noqa: E402
+from models.checkpoint import load_checkpoint  # noqa: E402
+
+FIGURES = ROOT / "docs" / "figures.json"
+
+
+def panel_records(folder: Path, common: dict) -> list[tuple[str, dict, dict]]:
+    """(judged agent, its env config, record) for every judged agent and panel member."""
+    results = json.loads((folder / "results.json").read_text())
+    if results["settings"]["schedule"] != "panel":
+        raise SystemExit(f"{folder} is not a schedule=panel evaluation")
+    if results["partial"]:
+        raise SystemExit(f"{folder} holds a partial evaluation: resume it first")
+    out = []
+    for match in results["matches"]:
+        judged, member = match["agents"][0], base_name(match["lineup"][1])
+        out.append((judged["name"], results["env"], {
+            "measure": f"panel vs {member}", "agent": judged["name"], "opponent": member,
+            **counts(judged), "score": judged["win_share"], "low": judged["win_low"],
+            "high": judged["win_high"], "seed": results["settings"]["seed"], **common}))
+    return out
+
+
+def counts(summary: dict) -> dict:
+    return {key: summary[key] for key in ("games", "wins", "shared", "draws", "losses")}
+
+
+def exploiter_records(folder: Path, common: dict) -> list[tuple[str, dict, dict]]:
+    """The exploited agent, its env config and the exploiter's record against it."""
+    config = load_checkpoint(folder / "checkpoints" / "last.pt")["config"]
+    final = json.loads((folder / "final_evaluation.json").read_text())
+    target = config["exploit"]
+    if not target:
+        raise SystemExit(f"{folder} is not an exploiter run (its config has no `exploit`)")
+    key = f"final/{target}"
+    metrics, games = final["metrics"], final["games"]
+    if f"{key}/win_rate" not in metrics:
+        raise SystemExit(f"{folder}/final_evaluation.json has no games against {target}")
+    rate, share = metrics[f"{key}/win_rate"], metrics[f"{key}/win_share"]
+    if abs(rate - share) > 1e-9:
+        raise SystemExit("shared first places: the record needs the evaluation's counts")
+    wins, draws = round(rate * games), round(metrics[f"{key}/draw_rate"] * games)
+    minutes = config["algo"]["time_limit_minutes"]
+    budget = f"{minutes:g} min" if minutes else f"{final['iteration']} iterations"
+    return [(target, config["env"], {
+        "measure": "exploiter", "agent": f"PPO exploiter ({budget})", "opponent": target,
+        "games": games, "wins": wins, "shared": 0, "draws": draws,
+        "losses": games - wins - draws, "score": rate, "low": metrics[f"{key}/win_low"],
+        "high": metrics[f"{key}/win_high"], "seed": final["seed"],
+        "note": f"the exploiter trained {final['minutes']:.0f} minutes "
+                f"({final['iteration']} iterations)", **common})]
+
+
+def publish_ladder(folder: Path, target: Path, common: dict) -> Path:
+    """Copy a finished ladder (ladder.json with ``common`` added, ladder.png) to ``target``."""
+    data = json.loads((folder / "ladder.json").read_text())
+    if data["partial"]:
+        raise SystemExit(f"{folder} holds a partial ladder: resume it first")
+    target.mkdir(parents=True, exist_ok=True)
+    (target / "ladder.json").write_text(json.dumps({**data, **common}, indent=1) + "\n")
+    shutil.copyfile(folder / "ladder.png", target / "ladder.png")
+    return target
+
+
+def store(agent: str, env_config: dict, record: dict) -> Path:
+    """Put ``record`` among ``agent``'s figures (replacing one of the same measure)."""
+    if agent.startswith("zoo:"):
+        path = ROOT / "zoo" / zoo.check_name(agent.split(":", 1)[1]) / "metadata.json"
+        entry = json.loads(path.read_text())
+        mismatch = envs.config_mismatch(entry["env_config"], envs.make_game(env_config))
+        if mismatch:
+            raise SystemExit(f"{agent} was measured on another game config: {mismatch}")
+        holder, data = entry, entry
+    else:
+        path = FIGURES
+        data = json.loads(path.read_text())
+        references = data.setdefault("references", [])
+        holder = next((r for r in references if r["agent"] == agent
+                       and r["env_config"] == env_config), None)
+        if holder is None:
+            holder = {"agent": agent, "env_config": env_config,
+                      "num_players": envs.make_game(env_config).num_players, "figures": []}
+            references.append(holder)
+    figures = holder.setdefault("figures", [])
+    figures[:] = [r for r in figures if r["measure"] != record["measure"]] + [record]
+    path.write_text(json.dumps(data, indent=1) + "\n")
+    return path
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("kind", choices=("panel", "exploiter", "ladder"))
+    parser.add_argument("folder", type=Path)
+    parser.add_argument("--name", help="ladder: its game config's name in docs/ladders/")
+    parser.add_argument("--command", required=True, help="the command that measured it")
+    parser.add_argument("--commit", required=True, help="the commit it ran at")
+    parser.add_argument("--date", default=datetime.date.today().isoformat())
+    parser.add_argument("--note", help="a note shown with every record")
+    args = parser.parse_args(argv)
+    common = {"command": args.command, "commit": args.commit, "date": args.date,
+              **({"note": args.note} if args.note else {})}
+    if args.kind == "ladder":
+        if not args.name:
+            parser.error("ladder needs --name (e.g. nobles_2p)")
+        target = ROOT / "docs" / "ladders" / args.name
+        print(f"ladder -> {publish_ladder(args.folder, target, common)}")
+        return 0
+    found = (panel_records if args.kind == "panel" else exploiter_records)(args.folder, common)
+    for agent, env_config, record in found:
+        path = store(agent, env_config, record)
+        print(f"{agent}: {record['measure']} {100 * record['score']:.1f}% -> "
+              f"{path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,36 @@
+"""The pages that show measured figures are generated from the files that hold them
+(docs/generate.py): a figure changed in a zoo entry's metadata, docs/figures.json or a ladder
+must be regenerated into docs/results.md, docs/ladder.md and the README's zoo table, so the
+copies cannot drift apart."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_generated_pages_are_up_to_date():
+    done = subprocess.run([sys.executable, "docs/generate.py", "--check"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_a_changed_figure_makes_them_stale(tmp_path, monkeypatch):
+    sys.path.insert(0, str(ROOT / "docs"))
+    import generate
+
+    entry = ROOT / "zoo" / "nobles_2p" / "metadata.json"
+    data = json.loads(entry.read_text())
+    data["figures"][0]["score"] = 0.5
+    copy = tmp_path / "zoo" / "nobles_2p"
+    copy.mkdir(parents=True)
+    (copy / "metadata.json").write_text(json.dumps(data))
+    monkeypatch.setattr(generate, "zoo_entries", lambda: [data])
+    assert "50.0% [86.2, 94.2]" in generate.results_page()
+    assert generate.main(["--check"]) == 1
+
+
+def test_results_md_is_a_page_of_what_stands_not_a_history():
+    assert len((ROOT / "docs" / "results.md").read_text().splitlines()) < 300
