@@ -19,7 +19,6 @@ import signal
 import sys
 from pathlib import Path
 
-import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 
@@ -30,9 +29,11 @@ from arena.tournament import (
     resumed_games,
     run_evaluation,
 )
+from configs.cli import entry_point
 from configs.store import register
 from training.launch import register_resolvers
 from training.logging import console_copied_to
+from typedconfig import refuse
 
 register()  # the config groups' defaults, from their dataclasses
 register_resolvers()  # before Hydra composes configs/evaluate.yaml, which uses them
@@ -57,12 +58,12 @@ def check_config(cfg: DictConfig) -> None:
     prepare(cfg)
 
 
-@hydra.main(version_base=None, config_path="configs", config_name="evaluate")
+@entry_point("evaluate")
 def main(cfg: DictConfig) -> None:
     try:
         env_config, config, agents = prepare(cfg)
     except (ValueError, TypeError, FileNotFoundError) as error:
-        sys.exit(f"error: {error}")
+        refuse(error)
     out_dir = Path(HydraConfig.get().runtime.output_dir)
     # Ctrl-C and a plain `kill` stop an evaluation (the finished games are written, marked
     # partial), also when it was started from a job that ignores SIGINT (a shell's background

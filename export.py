@@ -12,29 +12,28 @@ guide: docs/export.md.
 
 from __future__ import annotations
 
-import sys
-
-import hydra
 from omegaconf import DictConfig, OmegaConf
 
+from configs.cli import entry_point
 from configs.store import register
 
 register()  # the config groups' defaults, from their dataclasses
 
 
-@hydra.main(version_base="1.3", config_path="configs", config_name="export")
+@entry_point("export")
 def main(cfg: DictConfig) -> None:
     import zoo
     from models.export import ExportConfig, export_checkpoint
+    from typedconfig import refuse
 
     if OmegaConf.is_missing(cfg, "checkpoint"):
-        sys.exit("error: which checkpoint? python export.py checkpoint=PATH")
+        refuse("which checkpoint? python export.py checkpoint=PATH")
     try:
         values = OmegaConf.to_container(cfg, resolve=True)
         config = ExportConfig(**values)
         files = zoo.add(config) if config.zoo else export_checkpoint(config)
     except (ValueError, TypeError) as error:  # CheckpointError is a ValueError
-        sys.exit(f"error: {error}")
+        refuse(error)
     for kind, path in files.items():
         print(f"{kind:20} {path}")
 

@@ -5,7 +5,6 @@ run it in the shared loop (training/trainer.py), and report."""
 from __future__ import annotations
 
 import os
-import sys
 import tempfile
 from pathlib import Path
 
@@ -22,6 +21,7 @@ from models.features import resolve_features
 from training.evaluation import print_tables
 from training.logging import LoggerConfig, RunLogger
 from training.trainer import Trainer, TrainResult
+from typedconfig import refuse
 
 CONFIG_GROUPS = ("env", "algo", "model", "logger", "runner")
 FIXED_ON_RESUME = ("env", "model", "seed")
@@ -185,5 +185,4 @@ class CheckBeforeStart(Callback):
             self.check(config)
             check_output_folder(config.hydra.run.dir)
         except (ValueError, TypeError, FileNotFoundError) as error:
-            print(f"error: {error}", file=sys.stderr)
-            sys.exit(2)
+            refuse(error)
