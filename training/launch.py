@@ -82,6 +82,10 @@ def resumed_config(checkpoint_config: dict, current: DictConfig, overrides: list
                 OmegaConf.update(merged, limit, None)
     merged.resume = current.resume
     merged = OmegaConf.to_container(merged, resolve=True)
+    game, wanted = checkpoint_config["env"]["name"], merged["env"]["name"]
+    if wanted != game:  # before the features, which another game's rules cannot resolve
+        raise CheckpointError(f"cannot resume a {game} run as {wanted}: the checkpoint's game "
+                              f"is fixed; leave env= out or train a new {wanted} run")
     name_features(merged)
     for key in FIXED_ON_RESUME:
         if merged[key] != checkpoint_config[key]:
@@ -89,6 +93,18 @@ def resumed_config(checkpoint_config: dict, current: DictConfig, overrides: list
                                   f"{checkpoint_config[key]!r}, this command line gives "
                                   f"{merged[key]!r}")
     return merged
+
+
+def resumed(cfg: DictConfig, overrides: list[str]) -> tuple[dict, dict]:
+    """The checkpoint ``cfg.resume`` names and the config the resumed run trains with
+    (:func:`resumed_config`); :class:`CheckpointError` for a file that is not a checkpoint or
+    does not fit the command line (another game, network, seed or algorithm)."""
+    checkpoint = load_checkpoint(cfg.resume)
+    config = resumed_config(checkpoint["config"], cfg, overrides)
+    if checkpoint["algo"] != config["algo"]["name"]:
+        raise CheckpointError(f"checkpoint {cfg.resume} is from {checkpoint['algo']}, "
+                              f"not {config['algo']['name']}")
+    return checkpoint, config
 
 
 def algorithm_class(config: dict) -> type:
@@ -107,11 +123,7 @@ def run(cfg: DictConfig, run_dir: str | Path, overrides: list[str] | None = None
     console = console or report_console()
     resume = None
     if cfg.get("resume"):
-        resume = load_checkpoint(cfg.resume)
-        config = resumed_config(resume["config"], cfg, list(overrides or []))
-        if resume["algo"] != config["algo"]["name"]:
-            raise CheckpointError(f"checkpoint {cfg.resume} is from {resume['algo']}, "
-                                  f"not {config['algo']['name']}")
+        resume, config = resumed(cfg, list(overrides or []))
     else:
         config = OmegaConf.to_container(cfg, resolve=True)
         name_features(config)
@@ -156,6 +168,8 @@ def check_config(cfg: DictConfig) -> None:
     if config.get("exploit") is None:  # an exploiter trains against its target on purpose
         for key, specs in algo.opponents().items():
             check_not_trained_against(specs, game, key)
+    if config.get("resume"):
+        resumed(cfg, list(OmegaConf.select(cfg, "hydra.overrides.task", default=[])))
 
 
 def check_output_folder(folder: str | Path) -> None:
