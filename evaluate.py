@@ -32,7 +32,7 @@ from arena.tournament import (
 from configs.cli import entry_point
 from configs.store import register
 from training.launch import register_resolvers
-from training.logging import console_copied_to
+from training.logging import check_credentials, console_copied_to
 from typedconfig import refuse
 
 register()  # the config groups' defaults, from their dataclasses
@@ -54,8 +54,10 @@ def prepare(cfg: DictConfig) -> tuple[dict, EvalConfig, dict[str, list]]:
 
 
 def check_config(cfg: DictConfig) -> None:
-    """What Hydra's check before start (configs/evaluate.yaml) runs: :func:`prepare`."""
+    """What Hydra's check before start (configs/evaluate.yaml) runs: :func:`prepare`, and
+    W&B's credentials for an online logger."""
     prepare(cfg)
+    check_credentials(cfg.logger.mode)
 
 
 @entry_point("evaluate")

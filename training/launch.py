@@ -19,7 +19,7 @@ from arena.report import report_console
 from models.checkpoint import CheckpointError, load_checkpoint
 from models.features import resolve_features
 from training.evaluation import print_tables
-from training.logging import LoggerConfig, RunLogger
+from training.logging import LoggerConfig, RunLogger, check_credentials
 from training.trainer import Trainer, TrainResult
 from typedconfig import refuse
 
@@ -164,7 +164,7 @@ def check_config(cfg: DictConfig) -> None:
     model_config(config["model"])
     from_mapping(RunnerConfig, config["runner"], "runner")
     game = envs.make_game(config["env"])
-    from_mapping(LoggerConfig, config["logger"], "logger")
+    check_credentials(from_mapping(LoggerConfig, config["logger"], "logger").mode)
     if config.get("exploit") is None:  # an exploiter trains against its target on purpose
         for key, specs in algo.opponents().items():
             check_not_trained_against(specs, game, key)
