@@ -4,8 +4,10 @@ run it in the shared loop (training/trainer.py), and report."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 from hydra.experimental.callback import Callback
@@ -14,6 +16,7 @@ from omegaconf import DictConfig, OmegaConf
 from rich.console import Console
 
 import envs
+from agents import make_agent
 from arena.panel import check_not_trained_against
 from arena.report import report_console
 from models.checkpoint import CheckpointError, load_checkpoint
@@ -23,6 +26,8 @@ from training.logging import LoggerConfig, RunLogger, check_credentials
 from training.trainer import Trainer, TrainResult
 from typedconfig import refuse
 
+AGENT_SPEC_FIELDS = ("teacher", "opponent", "opponents", "final_opponents", "baselines")
+"""The fields of an algorithm's config (at any depth) that hold agent specs."""
 CONFIG_GROUPS = ("env", "algo", "model", "logger", "runner")
 FIXED_ON_RESUME = ("env", "model", "seed")
 """What a resumed run may not change: the game, the network and the seeds."""
@@ -168,8 +173,30 @@ def check_config(cfg: DictConfig) -> None:
     if config.get("exploit") is None:  # an exploiter trains against its target on purpose
         for key, specs in algo.opponents().items():
             check_not_trained_against(specs, game, key)
+    check_agent_specs(algo, game)
     if config.get("resume"):
         resumed(cfg, list(OmegaConf.select(cfg, "hydra.overrides.task", default=[])))
+
+
+def agent_specs(config, where: str = "algo") -> Iterator[tuple[str, str]]:
+    """``(key, spec)`` for every agent spec in the typed config ``config`` (``AGENT_SPEC_FIELDS``
+    at any depth), used or not."""
+    for field in dataclasses.fields(config):
+        value, key = getattr(config, field.name), f"{where}.{field.name}"
+        if dataclasses.is_dataclass(value):
+            yield from agent_specs(value, key)
+        elif field.name in AGENT_SPEC_FIELDS:
+            yield from ((key, spec) for spec in ((value,) if isinstance(value, str) else value))
+
+
+def check_agent_specs(algo, game) -> None:
+    """Every agent spec of the ``algo`` config built once for ``game``: a misspelt name, a bad
+    option or a missing checkpoint is found now, not at the first evaluation hours later."""
+    for key, spec in agent_specs(algo):
+        try:
+            make_agent(spec, game)
+        except (ValueError, TypeError, FileNotFoundError) as error:
+            raise ValueError(f"{key}={spec!r}: {error}") from None
 
 
 def check_output_folder(folder: str | Path) -> None:
