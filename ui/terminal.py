@@ -222,8 +222,10 @@ class TerminalGame:
         if self.state.is_terminal():
             self.say("the game is over: no moves")
             return
-        names = sorted(self.state.action_to_string(a) for a in self.state.legal_actions())
-        self.say(f"{len(names)} legal moves: " + " ".join(names))
+        # The engine's order (sorted as text, Barricade's a10 came before a3); a comma between
+        # moves, as a move may hold a space (Barricade's "G0 a10").
+        names = [self.state.action_to_string(a) for a in self.state.legal_actions()]
+        self.say(f"{len(names)} legal moves: " + ", ".join(names))
 
     def show_hint(self) -> None:
         if self.state.is_terminal():

@@ -75,8 +75,8 @@ def test_bad_moves_explain_themselves_and_list_the_legal_moves_on_request():
     assert "a pawn moves at most 2 steps; type moves for the legal moves" in text
     assert "action 24 (Vb2) is illegal for player 0 in the move phase" in text
     assert "'zz' is neither a move like 'c3-c5' nor a wall like 'Vd4'" in text
-    legal = sorted(game.state.action_to_string(a) for a in game.state.legal_actions())
-    assert f"{len(legal)} legal moves: " + " ".join(legal) in text
+    legal = [game.state.action_to_string(a) for a in game.state.legal_actions()]
+    assert f"{len(legal)} legal moves: " + ", ".join(legal) in text
     assert game.actions == []
 
 
