@@ -71,6 +71,11 @@ CASES = [
     ("train", ["logger=online"], "logger=online needs W&B credentials: run `wandb login`"),
     ("evaluate", ["logger=online"], "or use logger=offline"),
     ("train", ["hydra.run.dir=/proc/x"], "cannot write the output folder /proc/x"),
+    # a sweep (checked once before its first job) that cannot produce a score
+    ("train", ["-m", "seed=0,1", "algo.eval.final_games=0"], "give it algo.eval.final_games > 0"),
+    ("train", ["-m", "seed=0,1", "algo.eval.opponents=[nonsense]"], "algo.eval.opponents"),
+    ("train", ["-m", "seed=0,1", "hydra.sweep.dir=/proc/x"], "choose another with "
+                                                               "hydra.sweep.dir="),
 ]
 
 
@@ -85,7 +90,7 @@ def test_bad_input_is_one_line_exit_2_and_writes_nothing(script, args, message, 
     monkeypatch.setenv("HYDRA_FULL_ERROR", "1")  # the entry point's own setting, undone after
     args = [arg.replace("{files}", str(files)) for arg in args]
     if script in ("train", "evaluate") and not any(a.startswith("logger=") for a in args):
-        args = ["logger=disabled", *args]
+        args = [*args, "logger=disabled"]
     monkeypatch.setattr(sys, "argv", [f"{script}.py", *args])
     with pytest.raises(SystemExit) as exit:
         importlib.import_module(script).main()

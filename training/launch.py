@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from hydra.experimental.callback import Callback
+from hydra.types import RunMode
 from hydra.utils import get_class, get_method
 from omegaconf import DictConfig, OmegaConf
 from rich.console import Console
@@ -176,6 +177,10 @@ def check_config(cfg: DictConfig) -> None:
     check_agent_specs(algo, game)
     if config.get("resume"):
         resumed(cfg, list(OmegaConf.select(cfg, "hydra.overrides.task", default=[])))
+    if OmegaConf.select(cfg, "hydra.mode") == RunMode.MULTIRUN and not (
+            algo.eval.enabled and algo.eval.final_games):
+        raise ValueError("a sweep scores each job by its final evaluation: give it "
+                         "algo.eval.final_games > 0 (and algo.eval.enabled=true)")
 
 
 def agent_specs(config, where: str = "algo") -> Iterator[tuple[str, str]]:
@@ -199,7 +204,7 @@ def check_agent_specs(algo, game) -> None:
             raise ValueError(f"{key}={spec!r}: {error}") from None
 
 
-def check_output_folder(folder: str | Path) -> None:
+def check_output_folder(folder: str | Path, key: str = "hydra.run.dir") -> None:
     """``folder`` can be created (or written) here: else one clear ``ValueError``. Tried by
     making and removing a scratch folder in its nearest existing ancestor, which answers for
     any user and file system (``os.access`` says yes to root everywhere)."""
@@ -210,7 +215,7 @@ def check_output_folder(folder: str | Path) -> None:
     except OSError as error:
         raise ValueError(f"cannot write the output folder {folder}: {existing} is not a "
                          f"writable folder ({error.strerror or error}); choose another with "
-                         "hydra.run.dir=...") from None
+                         f"{key}=...") from None
 
 
 class CheckBeforeStart(Callback):
@@ -222,8 +227,15 @@ class CheckBeforeStart(Callback):
         self.check = get_method(check)
 
     def on_run_start(self, config: DictConfig, **kwargs) -> None:
+        self._check(config, config.hydra.run.dir, "hydra.run.dir")
+
+    def on_multirun_start(self, config: DictConfig, **kwargs) -> None:
+        """A sweep (``-m``): its config without the swept values, and the sweep's folder."""
+        self._check(config, config.hydra.sweep.dir, "hydra.sweep.dir")
+
+    def _check(self, config: DictConfig, folder: str, key: str) -> None:
         try:
             self.check(config)
-            check_output_folder(config.hydra.run.dir)
+            check_output_folder(folder, key)
         except (ValueError, TypeError, FileNotFoundError) as error:
             refuse(error)
