@@ -11,6 +11,7 @@ run plays; the results go to a new folder, the old one is left as it was). ``wor
 plays in W processes, ``backend=ray`` as Ray tasks (here or on a cluster: docs/cluster.md),
 with the same games. Settings:
 configs/evaluate.yaml and configs/eval/*.yaml (``eval=strength``, ``eval=versus_random``).
+Bad input is one line and exit code 2, before any game.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ metadata (game, rules, encoder, action mapping, how the run was trained), into a
 folder beside the checkpoint. ``agents/onnx_file.py`` runs the ONNX file without torch,
 and ``onnx:PATH`` is an agent spec. With ``zoo=NAME`` it adds the policy to the pretrained zoo
 instead (``zoo/NAME/``, played as ``zoo:NAME``; docs/zoo.md). Settings: configs/export.yaml;
-guide: docs/export.md.
+guide: docs/export.md. Bad input is one line and exit code 2.
 """
 
 from __future__ import annotations
