@@ -10,6 +10,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+from hydra.core.hydra_config import HydraConfig
 from hydra.experimental.callback import Callback
 from hydra.types import RunMode
 from hydra.utils import get_class, get_method
@@ -231,6 +232,7 @@ class CheckBeforeStart(Callback):
 
     def on_multirun_start(self, config: DictConfig, **kwargs) -> None:
         """A sweep (``-m``): its config without the swept values, and the sweep's folder."""
+        HydraConfig.instance().set_config(config)  # for ${hydra:...} (Hydra's is set per job)
         self._check(config, config.hydra.sweep.dir, "hydra.sweep.dir")
 
     def _check(self, config: DictConfig, folder: str, key: str) -> None:
