@@ -7,7 +7,7 @@ and writes results.json, results.csv, ratings.png (and games.jsonl / GIFs when a
 outputs/eval/<game>/<time>/, logging the same to W&B when the logger is on. Ctrl-C writes the
 games finished so far, marked ``"partial": true`` (exit code 130), and
 ``resume=<its folder>`` later plays only the games missing (the same games an uninterrupted
-run plays; the results go to a new folder, the old one is left as it was). ``workers=W``
+run plays, written into that folder: configs/evaluate.yaml's ``run_folder``). ``workers=W``
 plays in W processes, ``backend=ray`` as Ray tasks (here or on a cluster: docs/cluster.md),
 with the same games. Settings:
 configs/evaluate.yaml and configs/eval/*.yaml (``eval=strength``, ``eval=versus_random``).
