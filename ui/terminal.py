@@ -186,7 +186,8 @@ class TerminalGame:
             result = "ended at the turn limit"
         elif returns.max() > 0:
             winners = [self.seat_name(s) for s in np.flatnonzero(returns == returns.max())]
-            result = " and ".join(winners) + (" wins" if len(winners) == 1 else " win")
+            result = "is over: " + " and ".join(winners) + (" wins" if len(winners) == 1
+                                                             else " win")
         else:
             result = "is a draw"
         self.say(f"the game {result}; returns {[round(float(r), 3) for r in returns]}")

@@ -62,6 +62,7 @@ def test_a_human_plays_a_game_to_the_end_against_an_agent():
     assert "player 1 (heuristic) plays" in text
     assert text.count("Nobles (journey, 2 players)") >= len(game.actions) // 2  # the boards
     assert "the game " in text and "returns [" in text
+    assert "the game player" not in text  # "the game is over: player 1 (heuristic) wins"
     record = game.record()
     assert list(replay(record))[-1].to_dict() == game.state.to_dict()
 
