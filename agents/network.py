@@ -20,7 +20,7 @@ from typing import Annotated
 
 import numpy as np
 
-from search.puct import Evaluator, SearchConfig, search
+from search.puct import Evaluator, GameValue, SearchConfig, search
 from typedconfig import from_mapping, to_mapping
 
 
@@ -73,10 +73,12 @@ def pick_from_logits(logits: np.ndarray, legal: np.ndarray, temperature: float,
     return int(legal[rng.choice(len(legal), p=weights / weights.sum())])
 
 
-def choose_actions(states, evaluate: Evaluator, rngs, acting: Acting) -> list[int]:
+def choose_actions(states, evaluate: Evaluator, rngs, acting: Acting,
+                   game_value: GameValue | None = None) -> list[int]:
     """A legal board action for each state (decision nodes), state ``i`` drawing from
     ``rngs[i]``: one network batch for all of them (one per simulation round with search).
-    Each choice is the one made for its state alone."""
+    Each choice is the one made for its state alone. ``game_value``: the game's own evaluation
+    (its ``evaluate`` hook), for a search that mixes it into its leaves."""
     actions: list[int | None] = [None] * len(states)
     pending = []
     for i, state in enumerate(states):
@@ -92,7 +94,7 @@ def choose_actions(states, evaluate: Evaluator, rngs, acting: Acting) -> list[in
     elif pending:
         config = dataclasses.replace(acting.search, simulations=acting.simulations)
         results = search([states[i] for i, _ in pending], evaluate, config,
-                         [rngs[i] for i, _ in pending], add_noise=False)
+                         [rngs[i] for i, _ in pending], add_noise=False, game_value=game_value)
         for (i, _), result in zip(pending, results, strict=True):
             actions[i] = (result.selected if result.selected is not None
                           else int(result.actions[np.argmax(result.visits)]))
@@ -102,19 +104,23 @@ def choose_actions(states, evaluate: Evaluator, rngs, acting: Acting) -> list[in
 class NetworkAgent:
     """A network as an agent (:class:`agents.base.BatchingAgent`): the arena can play many
     games of it at once, its positions evaluated in one network batch. ``evaluate`` is also
-    what hints and analysis read (board logits and each seat's value)."""
+    what hints and analysis read (board logits and each seat's value). ``game_value``: the
+    game's ``evaluate`` hook, which a search with ``game_value_weight`` > 0 mixes in."""
 
-    def __init__(self, evaluate: Evaluator, acting: Acting, name: str = "network"):
+    def __init__(self, evaluate: Evaluator, acting: Acting, name: str = "network",
+                 game_value: GameValue | None = None):
         self.evaluate = evaluate
         self.acting = acting
         self.name = name
+        self.game_value = game_value
         self.rng = np.random.default_rng(0)
 
     def reset(self, game, player: int, seed: int) -> None:
         self.rng = np.random.default_rng(seed)
 
     def act(self, state) -> int:
-        return choose_actions([state], self.evaluate, [self.rng], self.acting)[0]
+        return choose_actions([state], self.evaluate, [self.rng], self.acting,
+                              self.game_value)[0]
 
     def fork(self) -> NetworkAgent:
         """A twin for one more concurrent game: its own generator, the same network."""
@@ -124,7 +130,8 @@ class NetworkAgent:
 
     def act_batch(self, forks: Sequence[NetworkAgent], states: Sequence) -> list[int]:
         """``forks[i].act(states[i])`` for every ``i``, in one network batch."""
-        return choose_actions(states, self.evaluate, [fork.rng for fork in forks], self.acting)
+        return choose_actions(states, self.evaluate, [fork.rng for fork in forks], self.acting,
+                              self.game_value)
 
 
 def checkpoint_agent(path: str | Path, game=None, name: str = "checkpoint",
@@ -155,4 +162,5 @@ def checkpoint_agent(path: str | Path, game=None, name: str = "checkpoint",
     options = dict(options)
     backend = options.pop("inference", "torch")
     acting = Acting.from_dict(payload["acting"], "acting").with_options(name, options)
-    return NetworkAgent(make_evaluator(net, encoder, game.num_players, backend), acting, name)
+    return NetworkAgent(make_evaluator(net, encoder, game.num_players, backend), acting, name,
+                        envs.game_hooks(game).evaluate)

@@ -163,4 +163,5 @@ def onnx_agent(path: str | Path, game, name: str = "onnx", **options) -> Network
     search setting (:meth:`agents.network.Acting.with_options`)."""
     network = OnnxNetwork(path, game)
     acting = Acting.from_dict(network.metadata["policy"], f"policy {path}: policy")
-    return NetworkAgent(network.evaluate, acting.with_options(name, options), name)
+    return NetworkAgent(network.evaluate, acting.with_options(name, options), name,
+                        envs.game_hooks(network.game).evaluate)

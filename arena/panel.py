@@ -13,7 +13,7 @@ The members, for every game:
 - every zoo agent of the same game and rules (``zoo:NAME``), but the one being judged: earlier
   trained agents, of other algorithms.
 
-A training config whose opponents (AlphaZero's ``selfplay.opponent`` where it plays games,
+A training config whose opponents (AlphaZero's ``selfplay.opponents`` where it plays games,
 PPO's ``pool.baselines``, the warm start's ``opponent``) include a member is refused by the
 config check (:func:`check_not_trained_against`).
 """

@@ -247,6 +247,9 @@ class Hooks:
     - ``adjudicate(state, scale)``: every player's value of an unfinished position in [-1, 1],
       by how far ahead it is (``scale``: the margin worth tanh(1)); scores games cut short
       (``rewards.adjudication: distance``) and the positions' own leads. None: no adjudication.
+    - ``evaluate(state)``: every player's prospects in [-1, 1] by the game's own judgement
+      (what its heuristic plays by), for search leaves mixed with a network's value
+      (``search.game_value_weight``); None: a search cannot mix one in.
     - ``potential(game)``: the shaping lead :data:`Lead` of PPO's ``shaping.potential:
       distance``; None: ``adjudicate`` of each state (None too: no shaping).
     - ``decisions_left(state)``: about how many decisions the game still needs before its
@@ -261,6 +264,7 @@ class Hooks:
     """
 
     adjudicate: Callable[[State, float], np.ndarray] | None = None
+    evaluate: Callable[[State], np.ndarray] | None = None
     potential: Callable[[Game], Lead] | None = None
     decisions_left: Callable[[State], float] | None = None
     symmetries: Callable[[Game, Encoder], list[Symmetry]] | None = None
@@ -274,11 +278,15 @@ NO_HOOKS = Hooks()
 
 
 def margins(scores: np.ndarray, scale: float) -> np.ndarray:
-    """tanh of each player's lead in ``scores`` (higher is better) over the others' mean: the
-    usual ``adjudicate`` of a game with a score."""
-    n = len(scores)
-    others = (scores.sum() - scores) / (n - 1)
-    return np.tanh((scores - others) / scale)
+    """tanh of each player's lead in ``scores`` (higher is better) over the best other player:
+    the usual ``adjudicate`` of a game with a score. One player wins, so with 3-4 players being
+    ahead of the others' mean is not enough: the second of three, ahead of the last, is behind
+    where it counts. With two players the best other is the other."""
+    scores = np.asarray(scores, dtype=np.float64)
+    order = np.argsort(scores)
+    best, second = scores[order[-1]], scores[order[-2]]
+    rivals = np.where(np.arange(len(scores)) == order[-1], second, best)
+    return np.tanh((scores - rivals) / scale)
 
 
 def winner_returns(num_players: int, winners: list[int]) -> np.ndarray:

@@ -15,6 +15,11 @@ share the batch: every tree has its own random generator.
 - Root exploration is Dirichlet noise with PUCT, or (``root="gumbel"``) Gumbel-top-k sampling
   with sequential halving (Danihelka et al., 2022), which plans well with few simulations and
   gives an improved-policy training target.
+- Leaf values may mix the network's value with a game's own evaluation of the leaf
+  (``game_value_weight`` w: ``(1 - w) * network + w * game``), as AlphaGo mixed its value
+  network with rollouts: where a young network judges positions worse than the game's
+  hand-written judgement, the search plans with both. The caller passes that evaluation
+  (``game_value``, a game's ``evaluate`` hook); nothing here knows a game.
 
 The evaluator is any callable ``evaluate(states) -> (logits, values)``: ``logits`` float array
 [B, num_actions] over board actions (illegal ones are ignored), ``values`` [B, num_players] in
@@ -37,6 +42,8 @@ from envs.core import CHANCE, TERMINAL, draw_index
 
 Evaluator = Callable[[Sequence], tuple[np.ndarray, np.ndarray]]
 TerminalValue = Callable[[object], np.ndarray]
+GameValue = Callable[[object], np.ndarray]
+"""A state's value for every player by the game's own judgement (``Hooks.evaluate``)."""
 
 CHANCE_MODES = ("sample", "expectation")
 ROOT_MODES = ("puct", "gumbel")
@@ -69,6 +76,10 @@ class SearchConfig:
     gumbel_c_visit: Annotated[float, ">= 0"] = 50.0
     # Gumbel c_scale of that formula
     gumbel_c_scale: Annotated[float, "> 0"] = 1.0
+    # leaf value = (1 - w) * the network's + w * the game's own evaluation (its `evaluate`
+    # hook: Nobles' standing), as AlphaGo mixed its value net with rollouts; also how the
+    # trained agent searches when it plays (0 = the network alone)
+    game_value_weight: Annotated[float, "0..1"] = 0.0
 
     def __post_init__(self):
         if self.simulations < 1:
@@ -81,6 +92,9 @@ class SearchConfig:
             raise ValueError(f"dirichlet_share must be in [0, 1], got {self.dirichlet_share}")
         if self.gumbel_considered < 1:
             raise ValueError(f"gumbel_considered must be >= 1, got {self.gumbel_considered}")
+        if not 0.0 <= self.game_value_weight <= 1.0:
+            raise ValueError(f"game_value_weight must be in [0, 1], got "
+                             f"{self.game_value_weight}")
 
 
 @dataclass
@@ -319,15 +333,22 @@ def legal_softmax(logits: np.ndarray, legal: np.ndarray) -> np.ndarray:
 def search(states: Sequence, evaluate: Evaluator, config: SearchConfig,
            rngs: Sequence[np.random.Generator], add_noise: bool = True,
            terminal_value: TerminalValue | None = None,
-           simulations: Sequence[int] | None = None) -> list[SearchResult]:
+           simulations: Sequence[int] | None = None,
+           game_value: GameValue | None = None) -> list[SearchResult]:
     """Search every state (each a decision node) with ``config.simulations`` simulations (or
     ``simulations[i]`` for state ``i``: playout-cap randomisation mixes budgets), one tree per
     state, evaluating the leaves of all trees together in batches of up to
     ``len(states)``. ``rngs[i]`` drives tree ``i`` (noise, sampled chance, Gumbel); the states
     themselves are not modified. ``terminal_value(state)`` scores terminal nodes (default
-    ``state.returns()``; the sparse-reward remedy adjudicates truncated games here)."""
+    ``state.returns()``; the sparse-reward remedy adjudicates truncated games here).
+    ``game_value(state)``: the game's own evaluation, mixed into every leaf's value with
+    ``config.game_value_weight`` (needed when that weight is above 0)."""
     if len(rngs) != len(states):
         raise ValueError(f"need one generator per state: {len(rngs)} for {len(states)}")
+    mix = config.game_value_weight
+    if mix and game_value is None:
+        raise ValueError("search game_value_weight > 0 needs the game's evaluation (a game "
+                         "whose hooks have evaluate)")
     terminal_value = terminal_value or (lambda s: s.returns())
     if simulations is None:
         simulations = [config.simulations] * len(states)
@@ -346,6 +367,8 @@ def search(states: Sequence, evaluate: Evaluator, config: SearchConfig,
                 break
             leaves = [node.state for _, (node, _) in pending]
             logits, values = evaluate(leaves)
+            if mix:
+                values = (1.0 - mix) * values + mix * np.stack([game_value(s) for s in leaves])
             legal = np.stack([state.legal_actions_mask() for state in leaves])
             priors = legal_softmax(logits, legal)
             for i, (tree, (node, path)) in enumerate(pending):

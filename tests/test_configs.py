@@ -34,7 +34,7 @@ def settings_it_does_not_change(path: Path) -> list[str]:
     group, primary, overrides = path.parent.name, "config", []
     for entry in body.pop("defaults", []):
         if isinstance(entry, str) and entry != "_self_":  # a preset built on another one
-            overrides.append(f"{group}={entry}")
+            overrides.append(f"+{group}={entry}" if group == "experiment" else f"{group}={entry}")
         elif isinstance(entry, dict):
             overrides += [f"{key.removeprefix('override /').split('@')[0]}={value}"
                           for key, value in entry.items()]

@@ -34,3 +34,38 @@ def test_a_changed_figure_makes_them_stale(tmp_path, monkeypatch):
 
 def test_results_md_is_a_page_of_what_stands_not_a_history():
     assert len((ROOT / "docs" / "results.md").read_text().splitlines()) < 300
+
+
+def anchors(page: Path) -> set[str]:
+    """The fragment names a Markdown page offers: GitHub's slug of every heading (lower case,
+    punctuation but hyphens dropped, spaces as hyphens, repeats numbered) and explicit ids."""
+    import re
+
+    found, seen = set(), {}
+    for line in page.read_text().splitlines():
+        found.update(re.findall(r'<a id="([^"]+)"', line))
+        if line.startswith("#"):
+            slug = re.sub(r"[^\w\- ]", "", line.lstrip("#").strip().lower()).replace(" ", "-")
+            found.add(slug if slug not in seen else f"{slug}-{seen[slug]}")
+            seen[slug] = seen.get(slug, 0) + 1
+    return found
+
+
+def test_every_link_between_the_pages_leads_somewhere():
+    """A relative link of README.md or docs/ names a file that exists and, with a fragment, a
+    heading or id on that page: figures and guides move, links must follow."""
+    import re
+
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    broken = []
+    for page in pages:
+        for target in re.findall(r"\]\(([^)\s]+)\)", page.read_text()):
+            if re.match(r"[a-z]+:", target):  # https:, mailto:
+                continue
+            path, _, fragment = target.partition("#")
+            linked = (page.parent / path).resolve() if path else page
+            if not linked.exists():
+                broken.append(f"{page.relative_to(ROOT)}: {target} (no such file)")
+            elif fragment and linked.suffix == ".md" and fragment not in anchors(linked):
+                broken.append(f"{page.relative_to(ROOT)}: {target} (no such heading)")
+    assert broken == []

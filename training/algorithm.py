@@ -128,7 +128,7 @@ class NetworkAlgorithm:
         """The network as it is now, playing as ``acting`` says (default: the subclass's
         ``acting()``, how its trained agent plays)."""
         return NetworkAgent(NetworkEvaluator(self.net, self.encoder, self.game.num_players),
-                            acting or self.acting(), "trained")
+                            acting or self.acting(), "trained", envs.game_hooks(self.game).evaluate)
 
     def model(self) -> dict:
         return model_payload(self.net, self.encoder, self.game.num_actions,

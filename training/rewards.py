@@ -9,7 +9,7 @@ self-play move cap (``selfplay.max_moves``), is scored by the game's ``adjudicat
 
     D_i = shortest walking distance (single steps around walls, pawns ignored) for player i to
           meet its win condition (both pawns on the two goal squares, or one pawn on either)
-    v_i = tanh((mean over j != i of D_j  -  D_i) / scale)
+    v_i = tanh((min over j != i of D_j  -  D_i) / scale)
 
 so a player ahead in the race gets a positive value, graded by the margin, and every
 adjudicated value is multiplied by ``cap`` < 1. Real wins and losses keep their engine returns
@@ -52,6 +52,12 @@ their leads as they are.
 last: ``(1 - w) * target + w * search value``. The outcome of one game is a single noisy draw;
 the search's value averages many continuations, so the mix lowers the target's variance at the
 price of some bias towards the current network (the outcome keeps the larger share).
+
+Every target then sums to zero over the seats, as every game's returns do (a win of one seat
+is the others' loss): the leads (tanh of margins) and the search's values (the network's, or
+mixed with a game's evaluation) need not, and with 3-4 players their sum drifts, which would
+teach the value head that all seats are ahead at once. Subtracting the seats' mean keeps each
+seat's lead over the others and removes only that drift; outcome-only targets are unchanged.
 """
 
 from __future__ import annotations
@@ -160,7 +166,7 @@ class Outcomes:
         discounted by ``discount ** steps_left`` (decisions from that position to the end), mixed
         with each position's own race lead when ``position_weight`` > 0, then with the search's
         root value of the position (``search_values``, None where nothing was searched) when
-        ``search_value_weight`` > 0."""
+        ``search_value_weight`` > 0; each summing to zero over the seats, as returns do."""
         w = self.position_weight
         targets = [outcome * self.discount ** k for k in steps_left]
         if w:
@@ -169,4 +175,4 @@ class Outcomes:
         if w and search_values is not None:
             targets = [t if v is None else (1 - w) * t + w * v
                        for t, v in zip(targets, search_values, strict=True)]
-        return targets
+        return [t - t.mean() for t in targets]

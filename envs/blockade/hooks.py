@@ -4,7 +4,7 @@ the transpose symmetry of square 2-player boards and the goal-distance planes.
 Under the seed rule (``win_condition: both``) random play never reaches a win before the turn
 limit, so games cut short are scored by the race: ``D_i`` is player i's walking distance to
 its win condition (:func:`envs.blockade.distances.race_distances`) and its value
-``tanh((mean over j != i of D_j - D_i) / scale)``.
+``tanh((min over j != i of D_j - D_i) / scale)``: its lead over the closest rival.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from envs.core import Hooks, Symmetry, margins
 
 
 def adjudicate(state, scale: float) -> np.ndarray:
-    """Every player's race lead: tanh of the others' mean distance minus its own."""
+    """Every player's race lead: tanh of its closest rival's distance minus its own."""
     return margins(-race_distances(state), scale)
 
 

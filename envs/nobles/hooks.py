@@ -1,6 +1,7 @@
-"""Nobles' hooks (:class:`envs.core.Hooks`): the combat-score lead of games cut short and the
-derived ``capture_odds`` features (:mod:`envs.nobles.features`). It has no board symmetry (a
-one-way track)."""
+"""Nobles' hooks (:class:`envs.core.Hooks`): the combat-score lead of games cut short, the
+standing of a position for search leaves (:mod:`envs.nobles.standing`) and the derived
+``capture_odds`` features (:mod:`envs.nobles.features`). It has no board symmetry (a one-way
+track)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import numpy as np
 
 from envs.core import Hooks, margins
 from envs.nobles.features import FEATURES
+from envs.nobles.standing import Standing
 
 
 def adjudicate(state, scale: float) -> np.ndarray:
@@ -15,5 +17,11 @@ def adjudicate(state, scale: float) -> np.ndarray:
     return margins(np.asarray(state.to_dict()["scores"], dtype=np.float64), scale * 10.0)
 
 
-HOOKS = Hooks(adjudicate=adjudicate, features=FEATURES,
+def evaluate(state) -> np.ndarray:
+    """Every player's prospects: tanh of its standing lead over its best opponent, the
+    evaluation the heuristic plays by and plain MCTS scores its rollouts with."""
+    return np.asarray(Standing(state.game).evaluate(state), dtype=np.float64)
+
+
+HOOKS = Hooks(adjudicate=adjudicate, evaluate=evaluate, features=FEATURES,
               encoder_versions={"nobles": 1, "capture_odds": 1})

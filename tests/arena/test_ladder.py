@@ -159,9 +159,9 @@ def test_a_recipe_training_against_a_panel_member_is_refused_but_an_exploiter_ma
                                          "member of the evaluation panel"):
         check_config(train_config("algo=ppo", "env=nobles",
                                   'algo.pool.baselines=["mcts:simulations=200"]'))
-    with pytest.raises(ValueError, match="algo.selfplay.opponent='heuristic:epsilon=0.25'"):
+    with pytest.raises(ValueError, match="algo.selfplay.opponents='heuristic:epsilon=0.25'"):
         check_config(train_config("env=nobles", "algo.selfplay.opponent_share=0.2",
-                                  'algo.selfplay.opponent="heuristic:epsilon=0.25"'))
+                                  'algo.selfplay.opponents=[heuristic,"heuristic:epsilon=0.25"]'))
     check_config(train_config("+experiment=exploit", "env=nobles", "exploit=zoo:nobles_2p"))
     with pytest.raises(ValueError, match="needs exploit=SPEC"):
         check_config(train_config("+experiment=exploit", "env=nobles"))

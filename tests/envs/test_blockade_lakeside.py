@@ -363,3 +363,27 @@ def test_random_play_under_open_keeps_every_path(config, seed):
 @given(config=CONFIG, seed=st.integers(0, 2**32 - 1))
 def test_random_play_under_open_keeps_every_path_in_many_games(config, seed):
     check_random_play_keeps_every_path(config, seed)
+
+
+@pytest.mark.parametrize("num_players", [3, 4])
+def test_three_and_four_player_open_path_games_end_with_a_winner_under_random_play(num_players):
+    """env=blockade_open (the seed's corners, path_rule open, jumps, one pawn home wins): with
+    three and four players random play ends every game with one winner, given the turns (no
+    deadlock: every pawn keeps a path to its goals, and pawns jump pawns). The returns are the
+    winner's +1 and -1/(n-1) for everyone else."""
+    from hydra import compose, initialize_config_dir
+
+    with initialize_config_dir(config_dir=str(CONFIGS.parent), version_base="1.3"):
+        config = OmegaConf.to_container(compose("config", overrides=[
+            "env=blockade_open", f"env.num_players={num_players}", "env.max_turns=100000"]).env)
+    game = envs.make_game(config)
+    assert (game.path_rule, game.jumps, game.win_condition) == ("open", True, "any")
+    for seed in range(4):
+        rng = np.random.default_rng(seed)
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            legal = state.legal_actions()
+            state.apply_action(legal[rng.integers(len(legal))])
+        returns = state.returns()
+        assert not state.is_truncated()
+        assert sorted(returns) == pytest.approx([-1 / (num_players - 1)] * (num_players - 1) + [1])

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import envs
-from envs.core import IllegalActionError, check_action, winner_returns
+from envs.core import IllegalActionError, check_action, margins, winner_returns
 
 
 @pytest.mark.parametrize("n, winners, expected", [
@@ -19,6 +19,15 @@ def test_winner_returns_follow_the_rules_and_sum_to_zero(n, winners, expected):
     returns = winner_returns(n, winners)
     np.testing.assert_allclose(returns, expected)
     assert abs(returns.sum()) < 1e-12
+
+
+@pytest.mark.parametrize("scores, leads", [
+    ([3.0, 1.0], [2.0, -2.0]),                    # two players: the lead over the other
+    ([5.0, 4.0, 0.0], [1.0, -1.0, -5.0]),         # over the best other, not the others' mean
+    ([2.0, 2.0, 1.0, 0.0], [0.0, 0.0, -1.0, -2.0]),  # tied leaders lead nobody
+])
+def test_margins_are_each_players_lead_over_its_best_rival(scores, leads):
+    np.testing.assert_allclose(margins(np.array(scores), 2.0), np.tanh(np.array(leads) / 2.0))
 
 
 def test_check_action_accepts_numpy_integers_and_rejects_the_rest():

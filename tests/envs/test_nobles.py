@@ -471,3 +471,16 @@ def test_clone_is_independent():
     assert state.to_dict()["guards"] == [[0, 0, 4, 4], [0, 0, 0, opp(10)]]
     assert state.legal_actions() == [NOBLE_ACTION, G(0), G(0, 2), G(4), G(4, 2)]
     assert copy.guards[1] == (0, 0, 0, 0)
+
+
+def test_the_evaluate_hook_scores_each_players_standing_lead_and_a_finished_game_by_returns():
+    """Hooks.evaluate (what network search mixes into its leaves): tanh of each player's standing
+    over its best opponent's, on the scale 0.6 x the Noble's Home bonus (Journey: 36 points);
+    a finished game is worth its returns."""
+    from envs.nobles.hooks import HOOKS
+
+    values = HOOKS.evaluate(load(n=3, scores=[60, 0, 0]))
+    np.testing.assert_allclose(values, np.tanh(np.array([60, -60, -60]) / 36.0))
+    ended = load(n=3, nobles=[HOME, 0, 0], scores=[60, 10, 0])
+    assert ended.is_terminal()
+    np.testing.assert_allclose(HOOKS.evaluate(ended), ended.returns())

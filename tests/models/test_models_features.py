@@ -231,7 +231,7 @@ def test_capture_odds_equal_the_heuristics_risk_and_sit_in_the_observers_frame(p
                     for p in {state.nobles[q], *state.guards[q]}:
                         if 1 <= p <= 52 and state.guards[q].count(p) < 2:
                             tile = game.tiles[q][p]
-                            risk = heuristic._risk(state, q, p, groups_only=False)
+                            risk = heuristic.standing._risk(state, q, p, groups_only=False)
                             assert danger[q, tile - 1] == pytest.approx(risk), (q, p)
                             checked += 1
                 me = state.current_player()

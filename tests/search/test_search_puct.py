@@ -91,6 +91,21 @@ def test_first_visits_back_up_each_childs_vector_unchanged():
     np.testing.assert_allclose(result.q, [-1, 0.3])  # each child's value for player 0
 
 
+@pytest.mark.parametrize("weight", [0.0, 0.5, 1.0])
+def test_leaf_values_mix_the_network_with_the_games_own_evaluation(weight):
+    """With game_value_weight w every evaluated leaf is worth (1 - w) x the network's vector +
+    w x the game's evaluation: here the network says 0 and the game knows the exact values."""
+    game = TreeGame(THREE_PLAYERS, 3)
+    result = search([game.new_initial_state()], uniform_evaluator(game),
+                    SearchConfig(simulations=3, game_value_weight=weight), rngs(1),
+                    add_noise=False, game_value=lambda s: exact_values(s.node, 3))[0]
+    np.testing.assert_allclose(result.q, [-1.0 * weight, 0.3 * weight])
+    np.testing.assert_allclose(result.child_values[1], np.multiply([0.3, -1, 0.1], weight))
+    with pytest.raises(ValueError, match="game_value_weight > 0 needs"):
+        search([game.new_initial_state()], uniform_evaluator(game),
+               SearchConfig(simulations=3, game_value_weight=0.5), rngs(1))
+
+
 def test_expectation_through_chance_node_is_exact_on_terminal_outcomes():
     game = TreeGame(CHANCE_TWO, 2)
     result = run(game, game.new_initial_state(), 400, chance="expectation")
@@ -186,7 +201,7 @@ def test_search_leaves_states_untouched_and_rejects_chance_roots():
 
 
 @pytest.mark.parametrize("bad", [dict(simulations=0), dict(chance="mean"), dict(root="alpha"),
-                                 dict(dirichlet_share=1.5)])
+                                 dict(dirichlet_share=1.5), dict(game_value_weight=1.5)])
 def test_bad_config_is_a_clear_error(bad):
     with pytest.raises(ValueError, match=next(iter(bad))):
         SearchConfig(**bad)

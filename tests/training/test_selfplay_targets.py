@@ -80,6 +80,30 @@ def test_search_value_weight_mixes_the_root_value_into_the_targets():
         RewardConfig(search_value_weight=1.5)
 
 
+def test_n_player_value_targets_hold_one_value_per_seat_summing_to_zero_as_returns_do():
+    """Three seats, a hand-built Nobles position: seat 0 leads by 60 points. Its score lead
+    (tanh of margins) and a search's root value each drift from a zero sum; the targets mix
+    them with the outcome (seat 2 won) and subtract the seats' mean, so every target sums to
+    zero like the returns, and the seats' differences are the mix's."""
+    game = nobles.Game(num_players=3)
+    position = game.new_initial_state().to_dict()
+    position["scores"] = [60, 0, 0]
+    state = game.state_from_dict(position)
+    outcomes = Outcomes(game, RewardConfig(position_weight=0.5, search_value_weight=0.5))
+    lead = outcomes.position_value(state)
+    np.testing.assert_allclose(lead, 0.5 * np.tanh(np.array([60.0, -60.0, -60.0]) / 60.0))
+    assert abs(lead.sum()) > 0.05  # tanh of margins does not sum to zero
+    outcome = np.array([-0.5, -0.5, 1.0])  # engine returns: seat 2 won
+    searched = np.array([0.4, 0.1, 0.0])
+    targets = outcomes.targets(outcome, [lead, lead], [3, 1], [searched, None])
+    raw = [0.5 * (0.5 * outcome + 0.5 * lead) + 0.5 * searched, 0.5 * outcome + 0.5 * lead]
+    for target, mixed in zip(targets, raw, strict=True):
+        assert target.shape == (3,) and target.sum() == pytest.approx(0.0, abs=1e-12)
+        np.testing.assert_allclose(target, mixed - mixed.mean())
+    plain = Outcomes(game, RewardConfig(adjudication="none"))
+    np.testing.assert_allclose(plain.targets(outcome, [None], [1])[0], outcome)  # unchanged
+
+
 def test_past_self_plays_the_other_seats_and_only_the_network_seat_is_recorded():
     def played(concurrent, past_seed):
         w = worker(concurrent=concurrent, players=3, past=True, past_self_share=1.0)
@@ -113,7 +137,7 @@ def test_opponent_games_seat_the_heuristic_everywhere_but_the_network_seat():
         torch.manual_seed(0)
         net = build_network(encoder.shape, game.num_actions, 3, ModelConfig(hidden=16))
         w = SelfPlay(game, encoder, net, SearchConfig(simulations=6, root="puct"),
-                     SelfPlayConfig(concurrent_games=concurrent, opponent="heuristic",
+                     SelfPlayConfig(concurrent_games=concurrent, opponents=("heuristic",),
                                     opponent_share=1.0), Outcomes(game, RewardConfig()))
         return w.play(SEEDS[:2])
 
@@ -136,4 +160,36 @@ def test_opponent_games_seat_the_heuristic_everywhere_but_the_network_seat():
         assert len(r.samples) == network_moves and heuristic_moves > 10
     with pytest.raises(ValueError, match="past_self_share \\+ selfplay.opponent_share"):
         SelfPlayConfig(past_self_share=0.5, opponent_share=0.6)
+    with pytest.raises(ValueError, match="selfplay.opponents"):
+        SelfPlayConfig(opponent_share=0.5, opponents=())
     assert all(r.others is None for r in worker(players=3).play(SEEDS))
+
+
+def test_each_opponent_game_draws_one_of_several_opponents_for_all_its_other_seats():
+    """With two opponents each game seats one of them (drawn from the game's seed) in every
+    seat but the network's; both get games, and the draw does not depend on concurrency."""
+    game = nobles.Game(num_players=3, max_turns=30)
+    encoder = nobles.Encoder(game)
+
+    def played(concurrent):
+        torch.manual_seed(0)
+        net = build_network(encoder.shape, game.num_actions, 3, ModelConfig(hidden=16))
+        w = SelfPlay(game, encoder, net, SearchConfig(simulations=4, root="puct"),
+                     SelfPlayConfig(concurrent_games=concurrent, opponents=("heuristic", "random"),
+                                    opponent_share=1.0), Outcomes(game, RewardConfig()))
+        return w.play(list(range(100, 108)))
+
+    records = played(4)
+    same_records(records, played(1))
+    assert [r.opponent for r in records] == [r.opponent for r in played(1)]
+    assert {r.opponent for r in records} == {0, 1}
+    heuristic = heuristic_for(game)
+    for r in (r for r in records if r.opponent == 0):
+        state = game.new_initial_state()
+        for action in r.actions:
+            if not state.is_chance_node() and state.current_player() != r.network_seat \
+                    and len(state.legal_actions()) > 1:
+                scores = dict((a, score) for score, a in heuristic._scores(state,
+                                                                            state.legal_actions()))
+                assert scores[action] == max(scores.values())
+            state.apply_action(action)

@@ -303,7 +303,8 @@ def train_tiny(tmp_path, name, overrides):
 
 
 SMALL_BUDGET = ["algo.selfplay.past_self_share=0.5", "algo.pool.snapshot_every=1",
-                "algo.selfplay.opponent_share=0.4", "algo.rewards.search_value_weight=0.3",
+                "algo.selfplay.opponent_share=0.4", "algo.selfplay.opponents=[heuristic,random]",
+                "algo.rewards.search_value_weight=0.3",
                 "algo.selfplay.teacher_games=all", "algo.selfplay.teacher_share=0.5",
                 "algo.selfplay.teacher_fade=0.5"]
 
@@ -315,8 +316,8 @@ WORKERS = ["runner=processes", "runner.workers=2", *SMALL_BUDGET]
                          ids=["plain", "small-budget", "worker-processes"])
 def test_resumed_run_matches_an_uninterrupted_one(tmp_path, techniques):
     """The small-budget techniques keep a run exact: the pool of past selves is in the
-    checkpoint, the teacher's fade is a function of the progress, the opponent's seats draw
-    from each game's own generator; so do worker processes."""
+    checkpoint, the teacher's fade is a function of the progress, which opponent plays and how
+    draw from each game's own generator; so do worker processes."""
     straight = train_tiny(tmp_path, "straight", [*techniques, "algo.iterations=2"])
     first = train_tiny(tmp_path, "first", [*techniques, "algo.iterations=1"])
     resumed = train_tiny(tmp_path, "resumed", [*techniques, "algo.iterations=2",

@@ -107,7 +107,7 @@ class AlphaZeroConfig(LoopConfig):
 
     def opponents(self) -> dict[str, list[str]]:
         """The agent specs the network plays games against, by key (the panel's check)."""
-        return {"algo.selfplay.opponent": [self.selfplay.opponent] * bool(
+        return {"algo.selfplay.opponents": list(self.selfplay.opponents) * bool(
                     self.selfplay.opponent_share),
                 "algo.warm_start.opponent": [self.warm_start.opponent] * bool(
                     self.warm_start.games)}
@@ -185,6 +185,10 @@ class AlphaZero(NetworkAlgorithm):
         super().__init__(config)
         algo = self.algo
         self.outcomes = Outcomes(self.game, algo.rewards)  # a bad config fails here
+        self.hooks = envs.game_hooks(self.game)
+        if algo.search.game_value_weight and self.hooks.evaluate is None:
+            raise ValueError(f"algo.search.game_value_weight needs a game with an evaluate hook; "
+                             f"{self.game.name!r} has none")
         augment = (augmenter(symmetries(self.game, self.encoder)) if algo.learner.augment
                    else None)
         self.learner = Learner(self.learning.trained, algo.learner, augment)

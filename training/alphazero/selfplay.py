@@ -18,8 +18,8 @@ What each decision of the current network records (policy target, value target):
   ``past_self_share`` of games, every seat but one, played by a past snapshot of the network
   through a second evaluator (a pool of past selves: the network keeps beating its older
   versions instead of only its current self); or, in the share ``opponent_share``, every seat
-  but one played by the agent ``opponent`` (the heuristic: the network learns to beat the
-  players it is measured against, as PPO's baseline opponents do).
+  but one played by one agent of ``opponents``, drawn per game (e.g. the heuristic and a plain
+  MCTS: players of other styles, as PPO's baseline opponents are).
 
 Which decisions are teacher-labelled, the teacher's tie-breaking and who sits where all come
 from generators of the game's own seed.
@@ -33,6 +33,7 @@ from typing import Annotated
 
 import numpy as np
 
+import envs
 from agents import make_agent
 from envs.core import sample_chance
 from models.inference import make_evaluator
@@ -75,10 +76,11 @@ class SelfPlayConfig:
     # share of games in which every seat but one is a past snapshot of the network from
     # algo.pool (not recorded): the network keeps beating its older selves
     past_self_share: float = 0.0
-    # agent spec of the opponent seats (a cheap one: it plays most moves of its games)
-    opponent: str = "heuristic"
-    # share of games in which every seat but one is played by `opponent` (not recorded); drawn
-    # from the same games as past_self_share (the two add up to <= 1)
+    # agent specs of the opponent seats, one drawn per game (cheap ones: they play most moves
+    # of their games)
+    opponents: tuple[str, ...] = ("heuristic",)
+    # share of games in which every seat but one is played by one of `opponents` (not
+    # recorded); drawn from the same games as past_self_share (the two add up to <= 1)
     opponent_share: float = 0.0
 
     def __post_init__(self):
@@ -96,6 +98,9 @@ class SelfPlayConfig:
         if self.teacher_games not in TEACHER_GAMES:
             raise ValueError(f"selfplay.teacher_games must be one of {TEACHER_GAMES}, got "
                              f"{self.teacher_games!r}")
+        if self.opponent_share and not self.opponents:
+            raise ValueError("selfplay.opponent_share > 0 needs at least one selfplay.opponents "
+                             "spec")
         if self.concurrent_games < 1:
             raise ValueError(f"selfplay.concurrent_games must be >= 1, got {self.concurrent_games}")
         if self.max_moves is not None and self.max_moves < 1:
@@ -135,6 +140,7 @@ class SelfPlayGame:
     teacher_labels: int = 0  # recorded decisions whose policy target is the teacher's choice
     network_seat: int | None = None  # with a past self or the opponent: the network's one seat
     others: str | None = None  # who played the other seats then: "past" or "opponent"
+    opponent: int | None = None  # with "opponent": its index in selfplay.opponents
 
 
 class _Game:
@@ -157,16 +163,20 @@ class _Game:
         self.random_seat = None
         if config.random_opponent_share and self.rng.random() < config.random_opponent_share:
             self.random_seat = int(self.rng.integers(game.num_players))
-        # Or every seat but one played by the past snapshot or by the opponent agent (not
-        # recorded): one draw, the past self's share at its bottom, the opponent's at its top.
+        # Or every seat but one played by the past snapshot or by an opponent agent (not
+        # recorded): one draw, the past self's share at its bottom, the opponents' at its top.
         self.network_seat = None
         self.others = None
+        self.opponent = None
         if self.random_seat is None and (past_self or config.opponent_share):
             u = self.rng.random()
             if past_self and u < config.past_self_share:
                 self.others = "past"
             elif u >= 1.0 - config.opponent_share:
                 self.others = "opponent"
+                # Drawn only among several, so a single opponent leaves the games as they were.
+                self.opponent = (int(self.rng.integers(len(config.opponents)))
+                                 if len(config.opponents) > 1 else 0)
             if self.others is not None:
                 self.network_seat = int(self.rng.integers(game.num_players))
 
@@ -207,9 +217,11 @@ class SelfPlay:
         self.outcomes = outcomes
         self.inference = {"backend": inference, "cache_size": inference_cache}
         self.evaluator = make_evaluator(net, encoder, game.num_players, **self.inference)
+        self.game_value = envs.game_hooks(game).evaluate  # for search.game_value_weight
         self.teacher_share = config.teacher_share
         self.teacher = make_agent(config.teacher, game) if config.teacher_share else None
-        self.opponent = make_agent(config.opponent, game) if config.opponent_share else None
+        self.opponents = ([make_agent(spec, game) for spec in config.opponents]
+                          if config.opponent_share else [])
         self.past_net = past_net  # a second network of the same shape for past snapshots
         self.past_evaluator = None  # this round's: past_net's, when the round has past weights
         self._past_net_evaluator = None  # built once: an ONNX backend exports on building
@@ -265,7 +277,7 @@ class SelfPlay:
                 continue
             found = search([games[i].state for i in chosen], evaluator, self.search_config,
                            [games[i].rng for i in chosen], add_noise=True,
-                           terminal_value=self.outcomes)
+                           terminal_value=self.outcomes, game_value=self.game_value)
             results.update(zip(chosen, found, strict=True))
             for i in chosen:
                 games[i].simulations += self.search_config.simulations
@@ -276,9 +288,9 @@ class SelfPlay:
                 g.apply(int(legal[g.rng.integers(len(legal))]))
                 continue
             if seats[i] == "opponent":
-                self.opponent.reset(self.game, g.state.current_player(),
-                                    int(g.rng.integers(2**31)))
-                g.apply(self.opponent.act(g.state.clone()))
+                opponent = self.opponents[g.opponent]
+                opponent.reset(self.game, g.state.current_player(), int(g.rng.integers(2**31)))
+                g.apply(opponent.act(g.state.clone()))
                 continue
             r = results.get(i)
             action = self._choose(g, r) if r is not None else int(np.flatnonzero(masks[i])[0])
@@ -345,5 +357,5 @@ class SelfPlay:
                           truncated=g.state.is_terminal() and g.state.is_truncated(),
                           actions=g.actions, simulations=g.simulations,
                           teacher_labels=g.teacher_labels,
-                          network_seat=g.network_seat, others=g.others)
+                          network_seat=g.network_seat, others=g.others, opponent=g.opponent)
 
