@@ -7,10 +7,11 @@ and writes results.json, results.csv, ratings.png (and games.jsonl / GIFs when a
 outputs/eval/<game>/<time>/, logging the same to W&B when the logger is on. Ctrl-C writes the
 games finished so far, marked ``"partial": true`` (exit code 130), and
 ``resume=<its folder>`` later plays only the games missing (the same games an uninterrupted
-run plays; the results go to a new folder, the old one is left as it was). ``workers=W``
+run plays, written into that folder: configs/evaluate.yaml's ``run_folder``). ``workers=W``
 plays in W processes, ``backend=ray`` as Ray tasks (here or on a cluster: docs/cluster.md),
 with the same games. Settings:
 configs/evaluate.yaml and configs/eval/*.yaml (``eval=strength``, ``eval=versus_random``).
+Bad input is one line and exit code 2, before any game.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ import signal
 import sys
 from pathlib import Path
 
-import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 
@@ -30,9 +30,11 @@ from arena.tournament import (
     resumed_games,
     run_evaluation,
 )
+from configs.cli import entry_point
 from configs.store import register
 from training.launch import register_resolvers
-from training.logging import console_copied_to
+from training.logging import check_credentials, console_copied_to
+from typedconfig import refuse
 
 register()  # the config groups' defaults, from their dataclasses
 register_resolvers()  # before Hydra composes configs/evaluate.yaml, which uses them
@@ -53,16 +55,18 @@ def prepare(cfg: DictConfig) -> tuple[dict, EvalConfig, dict[str, list]]:
 
 
 def check_config(cfg: DictConfig) -> None:
-    """What Hydra's check before start (configs/evaluate.yaml) runs: :func:`prepare`."""
+    """What Hydra's check before start (configs/evaluate.yaml) runs: :func:`prepare`, and
+    W&B's credentials for an online logger."""
     prepare(cfg)
+    check_credentials(cfg.logger.mode)
 
 
-@hydra.main(version_base=None, config_path="configs", config_name="evaluate")
+@entry_point("evaluate")
 def main(cfg: DictConfig) -> None:
     try:
         env_config, config, agents = prepare(cfg)
     except (ValueError, TypeError, FileNotFoundError) as error:
-        sys.exit(f"error: {error}")
+        refuse(error)
     out_dir = Path(HydraConfig.get().runtime.output_dir)
     # Ctrl-C and a plain `kill` stop an evaluation (the finished games are written, marked
     # partial), also when it was started from a job that ignores SIGINT (a shell's background

@@ -14,19 +14,19 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig, OmegaConf
 
+from configs.cli import entry_point
 from configs.store import register
 
 register()  # the config groups' defaults, from their dataclasses
 ENV_CONFIGS = Path(__file__).parent / "configs" / "env"
 
 
-@hydra.main(version_base="1.3", config_path="configs", config_name="play")
+@entry_point("play")
 def main(cfg: DictConfig) -> None:
-    from typedconfig import from_mapping
+    from typedconfig import from_mapping, refuse
     from ui.settings import PlayConfig
     from ui.terminal import TerminalGame
 
@@ -43,8 +43,7 @@ def main(cfg: DictConfig) -> None:
             return
         game = TerminalGame(env_config, play, sys.stdin, sys.stdout)
     except (ValueError, TypeError, FileNotFoundError) as error:
-        print(f"error: {error}", file=sys.stderr)
-        sys.exit(2)
+        refuse(error)
     game.run()
 
 

@@ -15,10 +15,10 @@ before any work), 130 stopped by Ctrl-C (after writing a checkpoint when there w
 import sys
 from pathlib import Path
 
-import hydra
 from hydra.core.hydra_config import HydraConfig
 from omegaconf import DictConfig
 
+from configs.cli import entry_point
 from configs.store import register
 from training.launch import register_resolvers
 
@@ -26,7 +26,7 @@ register()  # the config groups' defaults, from their dataclasses
 register_resolvers()  # before Hydra composes configs/config.yaml, which uses them
 
 
-@hydra.main(config_path="configs", config_name="config", version_base="1.3")
+@entry_point("config")
 def main(cfg: DictConfig) -> float | None:
     from models.checkpoint import CheckpointError
     from training.evaluation import score
@@ -34,6 +34,7 @@ def main(cfg: DictConfig) -> float | None:
     from training.logging import console_copied_to
     from training.sweep import write_result
     from training.trainer import INTERRUPTED_EXIT_CODE
+    from typedconfig import refuse
 
     hydra_cfg = HydraConfig.get()
     run_dir = hydra_cfg.runtime.output_dir
@@ -42,8 +43,7 @@ def main(cfg: DictConfig) -> float | None:
             result = run(cfg, run_dir, list(hydra_cfg.overrides.task))
             write_result(run_dir, result, list(hydra_cfg.overrides.task))
         except (CheckpointError, ValueError) as error:
-            print(f"error: {error}", file=sys.stderr)
-            sys.exit(2)
+            refuse(error)
     if result.interrupted:
         sys.exit(INTERRUPTED_EXIT_CODE)
     return score(result.final_eval)

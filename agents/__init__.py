@@ -13,6 +13,7 @@ from agents.heuristic import HeuristicAgent
 from agents.mcts import MCTSAgent
 from agents.network import checkpoint_agent
 from agents.random_agent import RandomAgent
+from typedconfig import did_you_mean
 
 AGENT_NAMES = ("random", "heuristic", "mcts", "checkpoint:PATH", "onnx:PATH", "zoo:NAME")
 
@@ -69,7 +70,8 @@ def make_agent(spec: str, game, **options) -> Agent:
         return onnx_agent(policy_file(options.pop("name"), game), game, name="zoo", **options)
     builders = {"random": RandomAgent, "heuristic": HeuristicAgent, "mcts": MCTSAgent}
     if name not in builders:
-        raise ValueError(f"unknown agent {spec!r}; valid agents: {', '.join(AGENT_NAMES)}")
+        raise ValueError(f"unknown agent {spec!r}; valid agents: {', '.join(AGENT_NAMES)}"
+                         + did_you_mean(name, [n.partition(":")[0] for n in AGENT_NAMES]))
     if name == "heuristic":
         unknown = sorted(set(options) - {"epsilon"})
         if unknown:

@@ -7,6 +7,7 @@ import dataclasses
 
 from agents.heuristic import heuristic_for, heuristic_module
 from search.uct import UCT, UCTConfig
+from typedconfig import from_mapping
 
 ROLLOUTS = ("cutoff", "random")
 OPTIONS = (*(f.name for f in dataclasses.fields(UCTConfig)), "rollout", "priors")
@@ -37,7 +38,7 @@ class MCTSAgent:
         elif settings.get("rollout_depth", 0) is None:
             raise ValueError("mcts rollout=cutoff needs an integer rollout_depth; "
                              "use rollout=random to play rollouts to the end")
-        self.config = UCTConfig(**settings)
+        self.config = from_mapping(UCTConfig, settings, "mcts agent")
         heuristic = heuristic_for(game)
         self._search = UCT(game.num_players, self.config, evaluate=heuristic.evaluate,
                            order=heuristic.order if priors else None)

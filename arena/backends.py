@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import json
 import multiprocessing
-import signal
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import envs
 from agents import make_agent
 from arena.game import GameResult, game_seeds, lineup_names, options_for, play_game, rotation
+from cluster.processes import ignore_ctrl_c_and_end_with
 
 BACKENDS = ("processes", "ray")
 
@@ -81,9 +82,9 @@ def _play_task(task: Task) -> GameResult:
 def process_results(tasks: Sequence[Task], workers: int):
     """The games of ``tasks`` played by a pool of ``workers`` processes, in task order."""
     context = multiprocessing.get_context("spawn")
-    # Workers leave Ctrl-C to the main process, which stops the match.
-    with context.Pool(min(workers, len(tasks)), initializer=signal.signal,
-                      initargs=(signal.SIGINT, signal.SIG_IGN)) as pool:
+    # Workers leave Ctrl-C to the main process, which stops the match, and end with it.
+    with context.Pool(min(workers, len(tasks)), initializer=ignore_ctrl_c_and_end_with,
+                      initargs=(os.getpid(),)) as pool:
         yield from pool.imap(_play_task, tasks)
 
 

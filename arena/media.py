@@ -4,6 +4,7 @@ result files around it are written regardless."""
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -19,6 +20,15 @@ def best_effort(what: str) -> Iterator[None]:
         yield
     except Exception as error:  # an optional output must never end the run
         warnings.warn(f"{what} skipped: {type(error).__name__}: {error}", stacklevel=3)
+
+
+def import_wandb():
+    """The ``wandb`` module, told not to offer Weave (its LLM tracing): it takes our ``agents``
+    package for the LLM library of that name and says so on every run."""
+    os.environ.setdefault("WANDB_DISABLE_WEAVE", "true")
+    import wandb
+
+    return wandb
 
 
 def write_gif(frames: Sequence[np.ndarray], path: str | Path, frame_ms: int,

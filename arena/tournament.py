@@ -32,7 +32,7 @@ from arena import ladder
 from arena.backends import Venue
 from arena.game import GameResult, lineup_names, options_for
 from arena.match import MatchResult, match_result, play_match
-from arena.media import best_effort
+from arena.media import best_effort, import_wandb
 from arena.panel import panel
 from arena.records import render_gif, save_records
 from arena.report import (
@@ -418,9 +418,9 @@ def log_to_wandb(logger: dict, run_config: dict, evaluation: Evaluation, out_dir
     or ``out_dir``."""
     if logger.get("mode", "disabled") == "disabled":
         return
-    import wandb
-
     from arena.report import CSV_COLUMNS, csv_rows
+
+    wandb = import_wandb()
 
     run = wandb.init(mode=logger["mode"], project=logger.get("project"),
                      entity=logger.get("entity"), dir=str(logger.get("dir") or out_dir),

@@ -12,6 +12,7 @@ to resume.
 from __future__ import annotations
 
 import subprocess
+import zipfile
 from pathlib import Path
 
 import torch
@@ -45,14 +46,23 @@ class CheckpointError(ValueError):
     """A checkpoint file that is missing, corrupt, or does not fit this run."""
 
 
+def unreadable_because(path: Path, error: Exception) -> str:
+    """Why torch could not load ``path``, in a few words: not PyTorch's advice to load it with
+    ``weights_only=False``, which would run whatever code the file holds."""
+    if not zipfile.is_zipfile(path):
+        return "not a file written by torch.save"
+    text = str(error).rpartition("WeightsUnpickler error:")[2].strip()
+    return text.splitlines()[0] if text else type(error).__name__
+
+
 def read_file(path: Path, what: str) -> dict:
     if not path.is_file():
         raise CheckpointError(f"{what} not found: {path}")
     try:
         payload = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as error:  # torch raises many kinds for a damaged file
-        reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-        raise CheckpointError(f"{what} {path} is corrupt or not a {what} ({reason})") from None
+        raise CheckpointError(f"{what} {path} is corrupt or not a {what} "
+                              f"({unreadable_because(path, error)})") from None
     if not isinstance(payload, dict):
         raise CheckpointError(f"{path} is not a {what} file")
     return payload

@@ -50,6 +50,7 @@ def write_learning_curve(history: list[dict], anchors: dict[str, float], path: s
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     minutes = np.array([entry["time/minutes"] for entry in points])
     figure, (top, bottom) = plt.subplots(2, 1, figsize=(8, 7), sharex=True)
@@ -71,9 +72,12 @@ def write_learning_curve(history: list[dict], anchors: dict[str, float], path: s
         top.set_xlim(0, 1.2 * max([*minutes, final["time/minutes"] if final else 0.0]) + 1e-3)
     if history:
         axis_minutes, axis_iterations = minutes_to_iterations(history)
-        top.secondary_xaxis("top", functions=(
+        iteration_axis = top.secondary_xaxis("top", functions=(
             lambda m: np.interp(m, axis_minutes, axis_iterations),
-            lambda i: np.interp(i, axis_iterations, axis_minutes))).set_xlabel("iteration")
+            lambda i: np.interp(i, axis_iterations, axis_minutes)))
+        iteration_axis.set_xlabel("iteration")
+        # whole iterations only: a short run's axis would tick at 0.2, 0.4, ...
+        iteration_axis.xaxis.set_major_locator(MaxNLocator(integer=True))
     colours = {}
     for name in anchor_names(points):
         key = f"eval/{name}"

@@ -4,25 +4,32 @@ run it in the shared loop (training/trainer.py), and report."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
-import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
+from hydra.core.hydra_config import HydraConfig
 from hydra.experimental.callback import Callback
+from hydra.types import RunMode
 from hydra.utils import get_class, get_method
 from omegaconf import DictConfig, OmegaConf
 from rich.console import Console
 
 import envs
+from agents import make_agent
 from arena.panel import check_not_trained_against
 from arena.report import report_console
 from models.checkpoint import CheckpointError, load_checkpoint
 from models.features import resolve_features
 from training.evaluation import print_tables
-from training.logging import LoggerConfig, RunLogger
+from training.logging import LoggerConfig, RunLogger, check_credentials
 from training.trainer import Trainer, TrainResult
+from typedconfig import refuse
 
+AGENT_SPEC_FIELDS = ("teacher", "opponent", "opponents", "final_opponents", "baselines")
+"""The fields of an algorithm's config (at any depth) that hold agent specs."""
 CONFIG_GROUPS = ("env", "algo", "model", "logger", "runner")
 FIXED_ON_RESUME = ("env", "model", "seed")
 """What a resumed run may not change: the game, the network and the seeds."""
@@ -82,6 +89,10 @@ def resumed_config(checkpoint_config: dict, current: DictConfig, overrides: list
                 OmegaConf.update(merged, limit, None)
     merged.resume = current.resume
     merged = OmegaConf.to_container(merged, resolve=True)
+    game, wanted = checkpoint_config["env"]["name"], merged["env"]["name"]
+    if wanted != game:  # before the features, which another game's rules cannot resolve
+        raise CheckpointError(f"cannot resume a {game} run as {wanted}: the checkpoint's game "
+                              f"is fixed; leave env= out or train a new {wanted} run")
     name_features(merged)
     for key in FIXED_ON_RESUME:
         if merged[key] != checkpoint_config[key]:
@@ -89,6 +100,18 @@ def resumed_config(checkpoint_config: dict, current: DictConfig, overrides: list
                                   f"{checkpoint_config[key]!r}, this command line gives "
                                   f"{merged[key]!r}")
     return merged
+
+
+def resumed(cfg: DictConfig, overrides: list[str]) -> tuple[dict, dict]:
+    """The checkpoint ``cfg.resume`` names and the config the resumed run trains with
+    (:func:`resumed_config`); :class:`CheckpointError` for a file that is not a checkpoint or
+    does not fit the command line (another game, network, seed or algorithm)."""
+    checkpoint = load_checkpoint(cfg.resume)
+    config = resumed_config(checkpoint["config"], cfg, overrides)
+    if checkpoint["algo"] != config["algo"]["name"]:
+        raise CheckpointError(f"checkpoint {cfg.resume} is from {checkpoint['algo']}, "
+                              f"not {config['algo']['name']}")
+    return checkpoint, config
 
 
 def algorithm_class(config: dict) -> type:
@@ -107,11 +130,7 @@ def run(cfg: DictConfig, run_dir: str | Path, overrides: list[str] | None = None
     console = console or report_console()
     resume = None
     if cfg.get("resume"):
-        resume = load_checkpoint(cfg.resume)
-        config = resumed_config(resume["config"], cfg, list(overrides or []))
-        if resume["algo"] != config["algo"]["name"]:
-            raise CheckpointError(f"checkpoint {cfg.resume} is from {resume['algo']}, "
-                                  f"not {config['algo']['name']}")
+        resume, config = resumed(cfg, list(overrides or []))
     else:
         config = OmegaConf.to_container(cfg, resolve=True)
         name_features(config)
@@ -152,13 +171,41 @@ def check_config(cfg: DictConfig) -> None:
     model_config(config["model"])
     from_mapping(RunnerConfig, config["runner"], "runner")
     game = envs.make_game(config["env"])
-    from_mapping(LoggerConfig, config["logger"], "logger")
+    check_credentials(from_mapping(LoggerConfig, config["logger"], "logger").mode)
     if config.get("exploit") is None:  # an exploiter trains against its target on purpose
         for key, specs in algo.opponents().items():
             check_not_trained_against(specs, game, key)
+    check_agent_specs(algo, game)
+    if config.get("resume"):
+        resumed(cfg, list(OmegaConf.select(cfg, "hydra.overrides.task", default=[])))
+    if OmegaConf.select(cfg, "hydra.mode") == RunMode.MULTIRUN and not (
+            algo.eval.enabled and algo.eval.final_games):
+        raise ValueError("a sweep scores each job by its final evaluation: give it "
+                         "algo.eval.final_games > 0 (and algo.eval.enabled=true)")
 
 
-def check_output_folder(folder: str | Path) -> None:
+def agent_specs(config, where: str = "algo") -> Iterator[tuple[str, str]]:
+    """``(key, spec)`` for every agent spec in the typed config ``config`` (``AGENT_SPEC_FIELDS``
+    at any depth), used or not."""
+    for field in dataclasses.fields(config):
+        value, key = getattr(config, field.name), f"{where}.{field.name}"
+        if dataclasses.is_dataclass(value):
+            yield from agent_specs(value, key)
+        elif field.name in AGENT_SPEC_FIELDS:
+            yield from ((key, spec) for spec in ((value,) if isinstance(value, str) else value))
+
+
+def check_agent_specs(algo, game) -> None:
+    """Every agent spec of the ``algo`` config built once for ``game``: a misspelt name, a bad
+    option or a missing checkpoint is found now, not at the first evaluation hours later."""
+    for key, spec in agent_specs(algo):
+        try:
+            make_agent(spec, game)
+        except (ValueError, TypeError, FileNotFoundError) as error:
+            raise ValueError(f"{key}={spec!r}: {error}") from None
+
+
+def check_output_folder(folder: str | Path, key: str = "hydra.run.dir") -> None:
     """``folder`` can be created (or written) here: else one clear ``ValueError``. Tried by
     making and removing a scratch folder in its nearest existing ancestor, which answers for
     any user and file system (``os.access`` says yes to root everywhere)."""
@@ -169,7 +216,7 @@ def check_output_folder(folder: str | Path) -> None:
     except OSError as error:
         raise ValueError(f"cannot write the output folder {folder}: {existing} is not a "
                          f"writable folder ({error.strerror or error}); choose another with "
-                         "hydra.run.dir=...") from None
+                         f"{key}=...") from None
 
 
 class CheckBeforeStart(Callback):
@@ -181,9 +228,16 @@ class CheckBeforeStart(Callback):
         self.check = get_method(check)
 
     def on_run_start(self, config: DictConfig, **kwargs) -> None:
+        self._check(config, config.hydra.run.dir, "hydra.run.dir")
+
+    def on_multirun_start(self, config: DictConfig, **kwargs) -> None:
+        """A sweep (``-m``): its config without the swept values, and the sweep's folder."""
+        HydraConfig.instance().set_config(config)  # for ${hydra:...} (Hydra's is set per job)
+        self._check(config, config.hydra.sweep.dir, "hydra.sweep.dir")
+
+    def _check(self, config: DictConfig, folder: str, key: str) -> None:
         try:
             self.check(config)
-            check_output_folder(config.hydra.run.dir)
+            check_output_folder(folder, key)
         except (ValueError, TypeError, FileNotFoundError) as error:
-            print(f"error: {error}", file=sys.stderr)
-            sys.exit(2)
+            refuse(error)

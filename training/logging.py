@@ -5,6 +5,8 @@ and sample games as GIFs. ``mode: disabled`` never imports wandb (tests stay fas
 
 from __future__ import annotations
 
+import contextlib
+import io
 import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -14,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from arena.media import best_effort, write_gif
+from arena.media import best_effort, import_wandb, write_gif
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 BAR = "━"
@@ -84,6 +86,23 @@ class LoggerConfig:
                              f"{', '.join(LOGGER_MODES)}")
 
 
+def check_credentials(mode: str) -> None:
+    """``ValueError`` for ``logger.mode=online`` without W&B credentials, which wandb.init
+    would only report after the run's folder is made. Looked up as wandb does, without a
+    prompt or the network."""
+    if mode != "online":
+        return
+    wandb = import_wandb()
+    try:
+        with contextlib.redirect_stderr(io.StringIO()):  # wandb says where it found them
+            logged_in = wandb.login(prompt=False, verify=False)
+    except wandb.errors.Error as error:  # e.g. a malformed WANDB_API_KEY
+        raise ValueError(f"logger=online: {error}") from None
+    if not logged_in:
+        raise ValueError("logger=online needs W&B credentials: run `wandb login` (or set "
+                         "WANDB_API_KEY), or use logger=offline and `wandb sync` later")
+
+
 class RunLogger:
     def __init__(self, logger_config: dict, run_config: dict, run_dir: str | Path,
                  name: str | None = None):
@@ -92,8 +111,7 @@ class RunLogger:
         self.run_dir = Path(run_dir)
         if self.mode == "disabled":
             return
-        import wandb
-
+        wandb = import_wandb()
         directory = Path(logger_config.get("dir") or run_dir)
         directory.mkdir(parents=True, exist_ok=True)
         self._wandb = wandb

@@ -21,7 +21,7 @@ cluster (training/ray_runner.py).
 from __future__ import annotations
 
 import multiprocessing
-import signal
+import os
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -30,6 +30,7 @@ from typing import Annotated, Protocol
 
 import torch
 
+from cluster.processes import ignore_ctrl_c_and_end_with
 from training.device import learner_device
 
 RUNNERS = ("local", "processes", "ray")
@@ -103,9 +104,9 @@ class LocalRunner:
 _WORKER: Worker | None = None
 
 
-def _init_worker(make_worker: Callable[[], Worker], torch_threads: int) -> None:
+def _init_worker(make_worker: Callable[[], Worker], torch_threads: int, parent: int) -> None:
     global _WORKER
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle
+    ignore_ctrl_c_and_end_with(parent)
     torch.set_num_threads(torch_threads)
     _WORKER = make_worker()
 
@@ -132,7 +133,7 @@ class ProcessRunner:
     def _new_pool(self) -> ProcessPoolExecutor:
         return ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
                                    initializer=_init_worker,
-                                   initargs=(self.make_worker, self.torch_threads))
+                                   initargs=(self.make_worker, self.torch_threads, os.getpid()))
 
     def start_round(self, work_round) -> None:
         self.round = work_round

@@ -7,20 +7,41 @@ A range is a string beside the type in ``Annotated``, e.g. ``every: Annotated[in
 ``fraction: Annotated[float, "0..1"]`` (both ends included), ``lr: Annotated[float, "> 0"]``;
 several strings must all hold (plain strings: a dataclass declares its ranges without
 importing anything from here). :func:`field_comments` reads the comment above each field, what
-``--help`` and the tests show of a setting.
+``--help`` and the tests show of a setting. :func:`refuse` is how every entry point ends on
+such an error.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import inspect
 import operator
 import re
+import sys
 import types
 import typing
-from typing import Any, TypeVar
+from collections.abc import Iterable
+from typing import Any, NoReturn, TypeVar
 
 T = TypeVar("T")
+
+USAGE_ERROR = 2
+"""The exit code of train.py, evaluate.py, play.py and export.py for any bad input: a setting,
+an agent spec, a checkpoint, an output folder."""
+
+
+def refuse(error: Exception | str) -> NoReturn:
+    """End the program on a bad input: ``error`` as one line on stderr, exit code 2. Called
+    before any work starts, so nothing was written."""
+    print(f"error: {error}", file=sys.stderr, flush=True)
+    sys.exit(USAGE_ERROR)
+
+
+def did_you_mean(word: str, valid: Iterable[str]) -> str:
+    """`` (did you mean X?)`` for the valid name closest to a mistyped ``word``, else ``""``."""
+    close = difflib.get_close_matches(word, list(valid), n=1)
+    return f" (did you mean {close[0]}?)" if close else ""
 
 _COMPARISONS = {">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt}
 
@@ -112,7 +133,8 @@ def from_mapping(cls: type[T], values: Any, where: str = "") -> T:
     if unknown:
         raise ValueError(f"unknown config key(s) {', '.join(unknown)}"
                          + (f" in {where}" if where else "")
-                         + f"; valid keys: {', '.join(sorted(fields))}")
+                         + f"; valid keys: {', '.join(sorted(fields))}"
+                         + did_you_mean(unknown[0], fields))
     kwargs = {}
     for name, value in values.items():
         hint = hints[name]

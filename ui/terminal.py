@@ -186,7 +186,8 @@ class TerminalGame:
             result = "ended at the turn limit"
         elif returns.max() > 0:
             winners = [self.seat_name(s) for s in np.flatnonzero(returns == returns.max())]
-            result = " and ".join(winners) + (" wins" if len(winners) == 1 else " win")
+            result = "is over: " + " and ".join(winners) + (" wins" if len(winners) == 1
+                                                             else " win")
         else:
             result = "is a draw"
         self.say(f"the game {result}; returns {[round(float(r), 3) for r in returns]}")
@@ -222,8 +223,10 @@ class TerminalGame:
         if self.state.is_terminal():
             self.say("the game is over: no moves")
             return
-        names = sorted(self.state.action_to_string(a) for a in self.state.legal_actions())
-        self.say(f"{len(names)} legal moves: " + " ".join(names))
+        # The engine's order (sorted as text, Barricade's a10 came before a3); a comma between
+        # moves, as a move may hold a space (Barricade's "G0 a10").
+        names = [self.state.action_to_string(a) for a in self.state.legal_actions()]
+        self.say(f"{len(names)} legal moves: " + ", ".join(names))
 
     def show_hint(self) -> None:
         if self.state.is_terminal():

@@ -615,7 +615,7 @@ class State(ChanceFreeState):
             o = "VH".index(text[0].upper())
             return NUM_MOVE_ACTIONS + game.wall_index(o, r, c)
         source, sep, target = text.partition("-")
-        if not sep:
+        if not (sep and source.strip() and target.strip()):  # "-1" names no cell: say so whole
             raise ValueError(f"{text!r} is neither a move like 'c3-c5' nor a wall like 'Vd4'")
         r, c = parse_cell(source, game.rows, game.cols)
         own = self.pawns[2 * self.to_move: 2 * self.to_move + 2]

@@ -147,3 +147,17 @@ def test_progress_lines_estimate_the_time_left_once_a_tenth_is_done(capsys):
     assert "left" not in lines[0]  # one game of a bunch played side by side says little
     assert all("s left" in text for text in lines[1:19])
     assert lines[-1].startswith("evaluation: 20/20 games") and "left" not in lines[-1]
+
+
+def test_wandb_does_not_offer_weave_for_our_agents_package(monkeypatch, capsys):
+    """W&B's Weave suggestion, made at every run for an imported package named ``agents``
+    (an LLM library's name), is turned off wherever we import wandb."""
+    import agents  # noqa: F401 - what W&B detects
+    from arena.media import import_wandb
+
+    monkeypatch.delenv("WANDB_DISABLE_WEAVE", raising=False)
+    import_wandb()
+    from wandb.integration.weave import init_weave_if_imported
+
+    init_weave_if_imported(None, "boardgame-rl")
+    assert "Weave" not in capsys.readouterr().err

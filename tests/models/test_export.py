@@ -265,7 +265,7 @@ def test_export_cli_writes_torchscript_and_refuses_a_bad_checkpoint(tmp_path):
     bad.write_bytes(b"no checkpoint here")
     done = subprocess.run([sys.executable, "export.py", f"checkpoint={bad}"], cwd=ROOT,
                           capture_output=True, text=True, timeout=300)
-    assert done.returncode == 1
+    assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(
         f"error: checkpoint {bad} is corrupt or not a checkpoint (")

@@ -2,6 +2,7 @@
 the warm start, stale temporaries cleaned, a failed save that keeps the previous file), resumed
 runs that extend to the limits the command line gives, and a clean stop on Ctrl-C."""
 
+import contextlib
 import errno
 import json
 import os
@@ -186,6 +187,25 @@ def test_ctrl_c_writes_a_checkpoint_that_resumes_exactly(tmp_path):
     b = load_checkpoint(tmp_path / "c" / "checkpoints" / "last.pt")["model"]["weights"]
     for key, value in a.items():
         torch.testing.assert_close(value, b[key], rtol=0, atol=0)
+
+
+def test_sigkill_of_the_main_process_leaves_no_worker_behind(tmp_path):
+    """``kill -9`` gives the run no chance to stop its workers: they end with it all the same
+    (cluster/processes.py), and so does the resource tracker."""
+    process = subprocess.Popen([sys.executable, "train.py", *CLI,
+                                f"hydra.run.dir={tmp_path / 'a'}"], cwd=ROOT, text=True,
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                               start_new_session=True)
+    try:
+        for line in process.stdout:
+            if "iter 1/50" in line:
+                break
+        process.kill()
+        process.wait(timeout=30)
+        assert group_ends(process.pid), "a worker outlived the killed run"
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
 
 
 def test_sigterm_to_the_process_group_replaces_the_workers_and_saves(tmp_path):

@@ -62,12 +62,13 @@ def test_a_human_plays_a_game_to_the_end_against_an_agent():
     assert "player 1 (heuristic) plays" in text
     assert text.count("Nobles (journey, 2 players)") >= len(game.actions) // 2  # the boards
     assert "the game " in text and "returns [" in text
+    assert "the game player" not in text  # "the game is over: player 1 (heuristic) wins"
     record = game.record()
     assert list(replay(record))[-1].to_dict() == game.state.to_dict()
 
 
 def test_bad_moves_explain_themselves_and_list_the_legal_moves_on_request():
-    game, output = session(BLOCKADE, "help", "c3-c6", "Vb2", "zz", "moves", "quit",
+    game, output = session(BLOCKADE, "help", "c3-c6", "Vb2", "zz", "-1", "moves", "quit",
                            agents=["human", "random"])
     game.run()
     text = output.getvalue()
@@ -75,8 +76,9 @@ def test_bad_moves_explain_themselves_and_list_the_legal_moves_on_request():
     assert "a pawn moves at most 2 steps; type moves for the legal moves" in text
     assert "action 24 (Vb2) is illegal for player 0 in the move phase" in text
     assert "'zz' is neither a move like 'c3-c5' nor a wall like 'Vd4'" in text
-    legal = sorted(game.state.action_to_string(a) for a in game.state.legal_actions())
-    assert f"{len(legal)} legal moves: " + " ".join(legal) in text
+    assert "'-1' is neither a move" in text
+    legal = [game.state.action_to_string(a) for a in game.state.legal_actions()]
+    assert f"{len(legal)} legal moves: " + ", ".join(legal) in text
     assert game.actions == []
 
 
