@@ -61,7 +61,8 @@ def check_config(cfg: DictConfig) -> None:
     check_credentials(cfg.logger.mode)
 
 
-@entry_point("evaluate")
+@entry_point("evaluate", groups=("env", "eval", "logger"),
+             settings=lambda: [("", EvalConfig)])
 def main(cfg: DictConfig) -> None:
     try:
         env_config, config, agents = prepare(cfg)

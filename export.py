@@ -20,7 +20,13 @@ from configs.store import register
 register()  # the config groups' defaults, from their dataclasses
 
 
-@entry_point("export")
+def export_config() -> type:
+    from models.export import ExportConfig
+
+    return ExportConfig
+
+
+@entry_point("export", settings=lambda: [("", export_config())])
 def main(cfg: DictConfig) -> None:
     import zoo
     from models.export import ExportConfig, export_checkpoint

@@ -24,7 +24,13 @@ register()  # the config groups' defaults, from their dataclasses
 ENV_CONFIGS = Path(__file__).parent / "configs" / "env"
 
 
-@entry_point("play")
+def play_config() -> type:
+    from ui.settings import PlayConfig
+
+    return PlayConfig
+
+
+@entry_point("play", groups=("env",), settings=lambda: [("", play_config())])
 def main(cfg: DictConfig) -> None:
     from typedconfig import from_mapping, refuse
     from ui.settings import PlayConfig

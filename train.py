@@ -8,6 +8,9 @@ Under Hydra's multirun (``-m``, configs/sweep/*.yaml) ``main`` returns the final
 score, which the Optuna sweeper maximises, and each job writes ``result.json`` for
 ``python -m training.sweep`` (training/sweep.py).
 
+Top-level keys: ``seed`` (fixes the run), ``resume=PATH``, ``exploit=SPEC`` (with
+``+experiment=exploit``); ``env.*`` are the game's rules settings (``--cfg job`` lists them).
+
 Exit codes: 0 done, 2 a bad config, checkpoint or output folder (one line on stderr, checked
 before any work), 130 stopped by Ctrl-C (after writing a checkpoint when there was work to keep).
 """
@@ -26,7 +29,17 @@ register()  # the config groups' defaults, from their dataclasses
 register_resolvers()  # before Hydra composes configs/config.yaml, which uses them
 
 
-@entry_point("config")
+def algo_config() -> type:
+    """The config class of the algorithm the command line names (``algo=ppo``), for --help."""
+    from configs.store import ALGORITHMS
+
+    name = next((arg.split("=", 1)[1] for arg in sys.argv[1:] if arg.startswith("algo=")),
+                "alphazero")
+    return ALGORITHMS[name][0] if name in ALGORITHMS else ALGORITHMS["alphazero"][0]
+
+
+@entry_point("config", groups=("env", "algo", "model", "runner", "logger", "experiment",
+                                "sweep"), settings=lambda: [("algo.", algo_config())])
 def main(cfg: DictConfig) -> float | None:
     from models.checkpoint import CheckpointError
     from training.evaluation import score

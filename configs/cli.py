@@ -2,33 +2,45 @@
 train.py, evaluate.py, play.py and export.py refuse a bad command line alike: Hydra's errors
 about it (an unknown key or group option, an override it cannot parse) become one line naming
 the key and the closest valid names, with exit code 2 (:func:`typedconfig.refuse`), as the
-entry points' own checks do."""
+entry points' own checks do. ``--help`` (or ``-h``) prints the script's own help: its
+docstring, the config groups it reads with their options, and its settings with their defaults
+and comments (Hydra's generic help lists groups a script does not use)."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import hydra
 from hydra.errors import CompactHydraException, MissingConfigException, OverrideParseException
 from omegaconf.errors import OmegaConfBaseException
 
-from typedconfig import did_you_mean, refuse
+from typedconfig import did_you_mean, field_comments, refuse
 
 CONFIGS = Path(__file__).parent
 
 
-def entry_point(config_name: str) -> Callable[[Callable], Callable[[], object]]:
+def entry_point(config_name: str, groups: Sequence[str] = (),
+                settings: Callable[[], Sequence[tuple[str, type]]] = tuple,
+                ) -> Callable[[Callable], Callable[[], object]]:
     """``hydra.main`` for ``configs/<config_name>.yaml``, its command-line errors refused in
-    one line."""
+    one line. ``--help`` shows the calling module's docstring, the options of ``groups`` and
+    the fields of the dataclasses ``settings()`` returns, as ``(key prefix, class)`` pairs
+    (a function, so the classes are imported only for help)."""
     def decorate(task: Callable) -> Callable[[], object]:
         hydra_main = hydra.main(version_base="1.3", config_path=str(CONFIGS),
                                 config_name=config_name)(task)
 
         @functools.wraps(task)
         def main() -> object:
+            if {"--help", "-h"} & set(sys.argv[1:]):
+                doc = sys.modules[task.__module__].__doc__ or ""
+                print(help_text(doc, groups, settings()))
+                return None
             # Hydra prints its own errors in several lines and exits 1 unless asked to raise
             # them; raised, they reach the handler below (and any other error its traceback).
             os.environ.setdefault("HYDRA_FULL_ERROR", "1")
@@ -60,3 +72,50 @@ def command_line_error(error: CompactHydraException) -> str:
         return (f"cannot read {error.override!r}: {str(error).splitlines()[0]}; put a value "
                 """holding '=' or ':' in quotes, e.g. 'agents=[random,"mcts:simulations=200"]'""")
     return " ".join(line.strip() for line in str(error).splitlines() if line.strip())
+
+
+def group_options(group: str) -> list[str]:
+    """The options of a config group: its dataclass defaults registered in Hydra's ConfigStore
+    (configs/store.py) and its YAML presets."""
+    from hydra.core.config_store import ConfigStore
+
+    stored = ConfigStore.instance().repo.get(group, {})
+    names = {name.removesuffix(".yaml") for name in stored}
+    names.update(path.stem for path in (CONFIGS / group).glob("*.yaml"))
+    return sorted(names)
+
+
+def help_text(doc: str, groups: Sequence[str], settings: Sequence[tuple[str, type]]) -> str:
+    """A script's ``--help``: its docstring, ``group=option`` choices, then ``key=default``
+    with the comment the key's dataclass gives it."""
+    lines = [doc.strip(), ""]
+    if groups:
+        lines.append("Config groups (group=option):")
+        lines += [f"  {group}: {', '.join(group_options(group))}" for group in groups]
+        lines.append("")
+    for prefix, cls in settings:
+        lines.append(f"Settings of {cls.__name__} (key=default):")
+        lines += setting_lines(prefix, cls)
+        lines.append("")
+    lines.append("Every effective value: add --cfg job to the command line.")
+    return "\n".join(lines)
+
+
+def setting_lines(prefix: str, cls: type) -> list[str]:
+    """``prefix + key=default`` and its comment for every field of ``cls``, the fields of a
+    nested config class under its own key."""
+    lines, comments = [], field_comments(cls)
+    for item in dataclasses.fields(cls):
+        if item.default is not dataclasses.MISSING:
+            default = item.default
+        elif item.default_factory is not dataclasses.MISSING:
+            default = item.default_factory()
+        else:
+            default = "(required)"
+        if dataclasses.is_dataclass(default):
+            lines += setting_lines(f"{prefix}{item.name}.", type(default))
+            continue
+        lines.append(f"  {prefix}{item.name}={default}")
+        if item.name in comments:
+            lines.append(f"      {comments[item.name]}")
+    return lines
