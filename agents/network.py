@@ -49,7 +49,8 @@ class Acting:
         :class:`SearchConfig` field. An unknown option or a value of the wrong type or range
         is one ``ValueError`` naming it."""
         options = dict(options)
-        if "sims" in options:
+        written_sims = "sims" in options
+        if written_sims:
             options["simulations"] = options.pop("sims")
         values = self.to_dict()
         search_fields = set(values["search"]) - {"simulations"}
@@ -59,7 +60,12 @@ class Acting:
                              f"sims, simulations, temperature, {', '.join(sorted(search_fields))}")
         for key, value in options.items():
             (values["search"] if key in search_fields else values)[key] = value
-        return from_mapping(Acting, values, f"{kind} agent")
+        try:
+            return from_mapping(Acting, values, f"{kind} agent")
+        except ValueError as error:  # name the option as the spec wrote it
+            if not written_sims:
+                raise
+            raise ValueError(str(error).replace(".simulations=", ".sims=")) from None
 
 
 def pick_from_logits(logits: np.ndarray, legal: np.ndarray, temperature: float,

@@ -52,9 +52,9 @@ CASES = [
     ("train", ["algo=ppo", "algo.pool.baselines=[nonsense]"], "algo.pool.baselines='nonsense'"),
     ("evaluate", ['agents=[random,"mcts:simulations=abc"]'], "mcts agent.simulations='abc'"),
     ("evaluate", ["env=nobles", 'agents=[random,"zoo:nobles_2p:sims=abc"]'],
-     "zoo agent.simulations='abc'"),
+     "zoo agent.sims='abc'"),
     ("play", ["env=nobles", 'agents=[human,"zoo:nobles_2p:sims=abc"]'],
-     "zoo agent.simulations='abc'"),
+     "zoo agent.sims='abc'"),
     ("evaluate", ["games=abc"], "games='abc': must be an integer"),
     ("evaluate", ["workers=abc"], "workers='abc': must be an integer"),
     # checkpoints: not one, or of another game
