@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import sys
 import time
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
@@ -20,8 +22,9 @@ from rich.table import Table
 from arena.match import MatchResult
 from arena.stats import SCALE, Rating, base_name, pairwise_scores
 
-SHORT_NAME = 20
-"""Agent names longer than this (a checkpoint's path) get a short label in tables."""
+SHORT_NAME = 32
+"""Agent labels in tables are at most this long: a zoo name or an MCTS spec fits, with its
+options' names cut to their first letter; a checkpoint's path does not."""
 
 LOG_WIDTH = 120
 """Columns of the tables when the output goes to a file or a pipe (a run in the background):
@@ -35,13 +38,18 @@ def report_console() -> Console:
 
 
 def short_labels(names: Sequence[str]) -> dict[str, str]:
-    """A table label per agent name: the name itself, or for a long one its kind and a number
-    (``checkpoint:outputs/.../last.pt`` -> ``checkpoint-1``), so that tables fit 80 columns;
-    :func:`legend` says which is which, and the result files keep the full names."""
+    """A table label per agent name: the name itself; for a long one, the name with each
+    option's key cut to its first letter (``mcts:simulations=400,rollout=random`` ->
+    ``mcts:s=400,r=random``) or, still too long or not unique (a checkpoint's path), its kind
+    and a number (``checkpoint:outputs/.../last.pt`` -> ``checkpoint-1``), so that tables stay
+    narrow; :func:`legend` says which is which, and the result files keep the full names."""
+    compact = {name: name if len(name) <= SHORT_NAME
+               else re.sub(r"\b([a-z])[a-z_]*=", r"\1=", name) for name in names}
+    taken = Counter(compact.values())
     labels, count = {}, {}
     for name in names:
-        if len(name) <= SHORT_NAME:
-            labels[name] = name
+        if len(compact[name]) <= SHORT_NAME and taken[compact[name]] == 1:
+            labels[name] = compact[name]
         else:
             kind = name.split(":", 1)[0][:12]
             count[kind] = count.get(kind, 0) + 1

@@ -186,6 +186,16 @@ def test_long_agent_names_get_short_labels_and_a_legend(nobles_checkpoint, tmp_p
     assert "checkpoint-1 vs random (2 games)" in log and "\x1b" not in log
 
 
+def test_labels_keep_a_zoo_name_and_shorten_option_keys_before_numbering():
+    from arena.report import short_labels
+
+    labels = short_labels(["zoo:blockade_lakeside_2p", "mcts:simulations=400,rollout=random",
+                           "mcts:simulations=100,rollout=random",
+                           "checkpoint:outputs/train/nobles/2026-12-05/checkpoints/last.pt"])
+    assert list(labels.values()) == ["zoo:blockade_lakeside_2p", "mcts:s=400,r=random",
+                                     "mcts:s=100,r=random", "checkpoint-1"]
+
+
 def test_a_four_player_table_in_a_log_keeps_every_figure():
     """Written to a pipe (a run in the background), a 4-player table with its share column is
     not cut to rich's default of 80 columns: every figure stays readable in the log."""

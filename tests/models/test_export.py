@@ -185,7 +185,7 @@ def test_checkpoint_agent_searches_with_options_like_its_onnx_file():
             == games_of(f"onnx:{files['network.onnx']}:sims=8", seed=5))
     with pytest.raises(ValueError, match="unknown checkpoint agent option.*valid: sims"):
         make_agent(f"checkpoint:{files['checkpoint']}:depth=3", game)
-    with pytest.raises(ValueError, match=r"checkpoint agent.simulations=-1: must be an integer"):
+    with pytest.raises(ValueError, match=r"checkpoint agent.sims=-1: must be an integer"):
         make_agent(f"checkpoint:{files['checkpoint']}:sims=-1", game)
 
 
