@@ -33,6 +33,7 @@ from rich.console import Console
 from rich.table import Table
 
 import envs
+from configs.store import register
 from training.launch import name_features
 from training.ppo import PPO
 
@@ -45,10 +46,11 @@ RUNNERS = {"local": ["runner=local"],
 """--runner choices: the overrides of each"""
 
 
-def ppo_run(game: str, env_config: dict, extra: list[str]) -> PPO:
-    """The PPO run for ``game`` (default config plus ``extra`` overrides), started (its first
-    snapshot in the pool) with its games under way, as in training."""
+def ppo_config(game: str, env_config: dict, extra: list[str]) -> dict:
+    """``train.py algo=ppo env=GAME`` with the ``env_config`` settings and ``extra`` overrides,
+    without evaluation or warm start."""
     overrides = [f"env.{k}={v}" for k, v in env_config.items()] + extra
+    register()  # the config groups' defaults, as every entry point registers them
     with initialize_config_dir(config_dir=CONFIG_DIR, version_base="1.3"):
         cfg = compose("config", overrides=["algo=ppo", f"env={game}", "logger=disabled",
                                            "algo.eval.enabled=false",
@@ -57,7 +59,13 @@ def ppo_run(game: str, env_config: dict, extra: list[str]) -> PPO:
     config["logger"] = {"mode": "disabled"}  # its dir is ${hydra:...}: only inside a Hydra job
     config = OmegaConf.to_container(OmegaConf.create(config), resolve=True)
     name_features(config)
-    ppo = PPO(config)
+    return config
+
+
+def ppo_run(game: str, env_config: dict, extra: list[str]) -> PPO:
+    """The PPO run of :func:`ppo_config`, started (its first snapshot in the pool) with its
+    games under way, as in training."""
+    ppo = PPO(ppo_config(game, env_config, extra))
     ppo.start()
     ppo.collect()
     return ppo

@@ -34,6 +34,7 @@ from omegaconf import OmegaConf
 from rich.console import Console
 from rich.table import Table
 
+from configs.store import register
 from training.alphazero.algorithm import AlphaZero, SelfPlayFactory, game_seed
 from training.alphazero.selfplay import Round
 from training.launch import name_features
@@ -47,6 +48,7 @@ RUNNERS = [("local", "local", 1), ("processes 2", "processes", 2), ("ray 1", "ra
 
 
 def default_config() -> dict:
+    register()  # the config groups' defaults, as every entry point registers them
     with initialize_config_dir(config_dir=str(ROOT / "configs"), version_base="1.3"):
         cfg = compose("config", overrides=["logger=disabled", "runner=local"])
     config = OmegaConf.to_container(cfg, resolve=False)

@@ -26,6 +26,7 @@ from omegaconf import OmegaConf
 from rich.console import Console
 from rich.table import Table
 
+from configs.store import register
 from training.alphazero.algorithm import SelfPlayFactory
 from training.alphazero.selfplay import Round
 from training.learner import Learner, LearnerConfig
@@ -37,6 +38,7 @@ WORKERS = 2  # self-play workers of the recipes (runner=processes)
 
 
 def recipe_config(name: str, overrides: list[str]) -> dict:
+    register()  # the config groups' defaults, as every entry point registers them
     with initialize_config_dir(config_dir=str(ROOT / "configs"), version_base="1.3"):
         cfg = compose("config", overrides=[f"+experiment={name}", *overrides])
     return {k: OmegaConf.to_container(cfg[k], resolve=True) for k in ("algo", "env", "model")}

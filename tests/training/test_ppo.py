@@ -158,7 +158,8 @@ class PositionPotential:
         return 0.1 * np.array([s.positions for s in states], dtype=np.float64)
 
 
-def race_rollout(potential=None, gamma=0.9, learner_seats=1, players=2, seed=0):
+def race_rollout(potential=None, gamma=0.9, learner_seats=1, players=2, seed=0,
+                 baseline=None):
     game = RaceGame(num_players=players, length=5, max_turns=30)
     encoder = RaceEncoder(game)
 
@@ -168,14 +169,15 @@ def race_rollout(potential=None, gamma=0.9, learner_seats=1, players=2, seed=0):
                              ModelConfig(kind="mlp", hidden=8, blocks=1)).eval()
 
     net = make_net()
-    pool = OpponentPool(PoolConfig())
+    pool = OpponentPool(PoolConfig() if baseline is None else
+                        PoolConfig(baselines=("baseline",), baseline_share=1.0))
     pool.add(net.state_dict(), 0)
     rewards = RewardConfig(adjudication="none")
     potential = potential or Potential(game, ShapingConfig(), rewards)
     return Rollout(game, encoder, net, pool, RolloutConfig(num_steps=12,
                                                            learner_seats=learner_seats), 6,
                    Outcomes(game, rewards), potential, gamma, np.random.default_rng(seed),
-                   make_net)
+                   make_net, None if baseline is None else lambda spec, game: baseline())
 
 
 def test_rollout_rewards_are_outcomes_and_shaping_is_potential_based():
@@ -197,6 +199,45 @@ def test_rollout_rewards_are_outcomes_and_shaping_is_potential_based():
     expected[linked] += 0.9 * phi[plain.next_index[linked]]
     cut = ~linked & ~plain.done
     np.testing.assert_allclose(shaped.reward[~cut], expected[~cut], atol=1e-6)
+
+
+class SeededAgent:
+    """Plays a legal action drawn from its per-game generator (an agent one at a time)."""
+
+    name = "seeded"
+
+    def reset(self, game, player, seed):
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, state):
+        return int(self.rng.choice(state.legal_actions()))
+
+
+class BatchedSeededAgent(SeededAgent):
+    """The same moves answered together (agents.base.BatchingAgent), recording each batch."""
+
+    def __init__(self, batches=None):
+        self.batches = [] if batches is None else batches
+
+    def fork(self):
+        return BatchedSeededAgent(self.batches)
+
+    def act_batch(self, forks, states):
+        self.batches.append(len(states))
+        return [fork.act(state) for fork, state in zip(forks, states, strict=True)]
+
+
+def test_a_batching_baseline_answers_its_games_together_with_the_same_moves():
+    """An opponent seat held by a network agent is answered for all games at once
+    (``act_batch``: one search, one network batch per step), and the rollout is the one its
+    game-by-game ``act`` gives."""
+    batches = []
+    one_by_one = race_rollout(baseline=SeededAgent).collect()
+    together = race_rollout(baseline=lambda: BatchedSeededAgent(batches)).collect()
+    assert max(batches) == 6  # all six games' opponents at once
+    for field in ("obs", "action", "reward", "done", "next_index"):
+        np.testing.assert_array_equal(getattr(one_by_one[0], field), getattr(together[0], field))
+    assert [e.opponent for e in one_by_one[1]] == [e.opponent for e in together[1]] != []
 
 
 def test_learner_on_every_seat_chains_each_seat_separately():

@@ -346,10 +346,18 @@ class Rollout:
     def _opponents_move(self, indices: list[int]) -> None:
         entry = self.slots[indices[0]].opponent
         if isinstance(entry.key, str):  # a baseline agent per seat
-            for i in indices:
-                slot = self.slots[i]
-                seat = slot.state.current_player()
-                self._apply(slot, int(self._agent(i, seat, entry.key).act(slot.state)))
+            agents = [self._agent(i, self.slots[i].state.current_player(), entry.key)
+                      for i in indices]
+            states = [self.slots[i].state for i in indices]
+            base = self.agents[entry.key]
+            # A network agent answers all its games in one search, one network batch per
+            # simulation step, with the moves its act() would choose game by game: an
+            # exploiter of a searching zoo agent spends its minutes learning, not waiting.
+            actions = (base.act_batch(agents, states) if isinstance(base, BatchingAgent)
+                       else [agent.act(state) for agent, state in zip(agents, states,
+                                                                      strict=True)])
+            for i, action in zip(indices, actions, strict=True):
+                self._apply(self.slots[i], int(action))
             return
         net, perms = self._opponent_net(entry), self.maps.perms
         players = [self.slots[i].state.current_player() for i in indices]
