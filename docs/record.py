@@ -68,16 +68,15 @@ def exploiter_records(folder: Path, common: dict) -> list[tuple[str, dict, dict]
     metrics, games = final["metrics"], final["games"]
     if f"{key}/win_rate" not in metrics:
         raise SystemExit(f"{folder}/final_evaluation.json has no games against {target}")
-    rate, share = metrics[f"{key}/win_rate"], metrics[f"{key}/win_share"]
-    if abs(rate - share) > 1e-9:
-        raise SystemExit("shared first places: the record needs the evaluation's counts")
-    wins, draws = round(rate * games), round(metrics[f"{key}/draw_rate"] * games)
+    try:
+        counts = zoo.game_counts(metrics, key, games)
+    except ValueError as error:
+        raise SystemExit(f"{folder}/final_evaluation.json: {error}") from None
     minutes = config["algo"]["time_limit_minutes"]
     budget = f"{minutes:g} min" if minutes else f"{final['iteration']} iterations"
     return [(target, config["env"], {
         "measure": "exploiter", "agent": f"PPO exploiter ({budget})", "opponent": target,
-        "games": games, "wins": wins, "shared": 0, "draws": draws,
-        "losses": games - wins - draws, "score": rate, "low": metrics[f"{key}/win_low"],
+        **counts, "score": metrics[f"{key}/win_share"], "low": metrics[f"{key}/win_low"],
         "high": metrics[f"{key}/win_high"], "seed": final["seed"],
         "note": f"the exploiter trained {final['minutes']:.0f} minutes "
                 f"({final['iteration']} iterations)", **common})]

@@ -94,15 +94,17 @@ def match_games(games: int, num_players: int) -> int:
 
 def metrics(results: dict, prefix: str = "eval") -> dict:
     """Scalars for the logger per opponent: win rate with interval, win share (a shared first
-    place counting its share), draw rate and mean return."""
+    place counting its share), the rates of shared first places and draws, mean return."""
     out = {}
     for opp, result in results.items():
         s = result.summaries[0]
         key = f"{prefix}/{opp}"
         out.update({f"{key}/win_rate": s.win_rate, f"{key}/win_low": s.win_low,
                     f"{key}/win_high": s.win_high, f"{key}/win_share": s.win_share,
+                    f"{key}/shared_rate": s.shared / s.games,
                     f"{key}/draw_rate": s.draws / s.games, f"{key}/mean_return": s.mean_return})
     return out
+
 
 
 def anchor_ratings(env_config: dict, config: TrainingEvalConfig, known: dict,

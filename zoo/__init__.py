@@ -77,6 +77,25 @@ def policy_file(name: str, game) -> Path:
     return root() / name / entry.get("files", {}).get("policy", POLICY_FILE)
 
 
+def game_counts(metrics: dict, key: str, games: int) -> dict[str, int]:
+    """Wins, shared first places, draws and losses of ``games`` against one opponent (``key``:
+    ``final/<opponent>``), read back from the rates a final evaluation logs
+    (training/evaluation.py's ``metrics``). Where the shared rate is not logged, a win share
+    equal to the win rate means there were none; otherwise the counts cannot be known, and that
+    is an error rather than a guess."""
+    rate, share = metrics[f"{key}/win_rate"], metrics[f"{key}/win_share"]
+    if f"{key}/shared_rate" in metrics:
+        shared = round(metrics[f"{key}/shared_rate"] * games)
+    elif abs(rate - share) < 1e-9:
+        shared = 0
+    else:
+        raise ValueError(f"{key}: shared first places without their count (no shared_rate): "
+                         "evaluate the checkpoint again")
+    wins, draws = round(rate * games), round(metrics[f"{key}/draw_rate"] * games)
+    return {"games": games, "wins": wins, "shared": shared, "draws": draws,
+            "losses": games - wins - shared - draws}
+
+
 def run_figures(name: str, checkpoint: Path, training: dict) -> list[dict]:
     """The training run's final evaluation (``final_evaluation.json`` in the run folder,
     ``<run>/checkpoints/last.pt`` -> ``<run>``) as figure records (docs/generate.py's format),
@@ -89,12 +108,9 @@ def run_figures(name: str, checkpoint: Path, training: dict) -> list[dict]:
     records = []
     for opponent in data["opponents"]:
         key = f"final/{opponent}"
-        wins = round(metrics[f"{key}/win_rate"] * games)
-        draws = round(metrics[f"{key}/draw_rate"] * games)
         records.append({
             "measure": f"vs {opponent}", "agent": f"zoo:{name}", "opponent": opponent,
-            "games": games, "wins": wins, "shared": 0, "draws": draws,
-            "losses": games - wins - draws, "score": metrics[f"{key}/win_rate"],
+            **game_counts(metrics, key, games), "score": metrics[f"{key}/win_share"],
             "low": metrics[f"{key}/win_low"], "high": metrics[f"{key}/win_high"],
             "command": training["command"], "seed": data["seed"], "commit": training["commit"],
             "date": data.get("date", ""), "note": "the training run's final evaluation"})

@@ -27,7 +27,24 @@ NOBLES = {"name": "nobles", "num_players": 2}
 OVERRIDES = ["algo=ppo", "env=nobles", "seed=3"]
 FINAL = {"iteration": 7, "minutes": 3.1, "games": 200, "seed": 12346, "opponents": ["random"],
          "metrics": {"final/random/win_rate": 0.9, "final/random/win_low": 0.85,
-                     "final/random/win_high": 0.94, "final/random/draw_rate": 0.05}}
+                     "final/random/win_high": 0.94, "final/random/win_share": 0.9,
+                     "final/random/shared_rate": 0.0, "final/random/draw_rate": 0.05}}
+
+
+def test_game_counts_read_back_shared_first_places_or_refuse_to_guess():
+    """A 4-seat final evaluation: 2 wins alone and 1 first place shared by two (win share
+    2.5/200); without the shared rate only a win share equal to the win rate is readable."""
+    key, metrics = "final/zoo:nobles_4p", {"final/zoo:nobles_4p/win_rate": 0.01,
+                                           "final/zoo:nobles_4p/win_share": 0.0125,
+                                           "final/zoo:nobles_4p/shared_rate": 0.005,
+                                           "final/zoo:nobles_4p/draw_rate": 0.0}
+    assert zoo.game_counts(metrics, key, 200) == {"games": 200, "wins": 2, "shared": 1,
+                                                   "draws": 0, "losses": 197}
+    del metrics[f"{key}/shared_rate"]
+    with pytest.raises(ValueError, match="shared first places without their count"):
+        zoo.game_counts(metrics, key, 200)
+    metrics[f"{key}/win_share"] = 0.01
+    assert zoo.game_counts(metrics, key, 200)["shared"] == 0
 
 
 def export_cli(*overrides, zoo_root: Path):
