@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import hydra
+from hydra._internal.utils import get_args_parser  # the parser hydra.main reads
 from hydra.errors import CompactHydraException, MissingConfigException, OverrideParseException
 from omegaconf.errors import OmegaConfBaseException
 
@@ -41,6 +42,11 @@ def entry_point(config_name: str, groups: Sequence[str] = (),
                 doc = sys.modules[task.__module__].__doc__ or ""
                 print(help_text(doc, groups, settings()))
                 return None
+            _, unknown = get_args_parser().parse_known_args(sys.argv[1:])
+            flags = [arg for arg in unknown if arg.startswith("-")]
+            if flags:
+                refuse(f"unknown option {flags[0]}; settings are key=value (--help lists them), "
+                       "options are Hydra's: --help, --cfg job, --multirun, --info")
             # Hydra prints its own errors in several lines and exits 1 unless asked to raise
             # them; raised, they reach the handler below (and any other error its traceback).
             os.environ.setdefault("HYDRA_FULL_ERROR", "1")

@@ -41,6 +41,8 @@ CASES = [
     ("play", ["env=chess"], "env=chess: no such env"),
     ("play", ["foo=1"], "unknown key foo"),
     ("export", ["foo=1"], "unknown key foo"),
+    ("train", ["--badflag"], "unknown option --badflag; settings are key=value"),
+    ("play", ["env=nobles", "--seed", "3"], "unknown option --seed"),
     # agent specs anywhere, and the numbers inside them
     ("train", ["algo.eval.opponents=[nonsense]"], "algo.eval.opponents='nonsense': unknown agent"),
     ("train", ["algo.eval.opponents=[checkpoint:missing.pt]"],
