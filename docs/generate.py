@@ -135,7 +135,7 @@ def results_page() -> str:
              "bootstrap for ratings); a win share counts a shared first place by its share; "
              "with 3-4 seats the agent plays against copies of the opponent (1/n is parity).",
              "", "## The zoo", "", *zoo_table(entries, references, ""), "",
-             "Panel: the worst score (share of first place) over the robustness panel "
+             "Panel: the worst score (share of first place, a draw 1/n) over the robustness panel "
              "(arena/panel.py), against the member named. Exploiter: what a fresh PPO agent "
              "trained 20 minutes against the agent alone wins against it "
              "(`+experiment=exploit`; lower is more robust). The hand-written `heuristic` of "

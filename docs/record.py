@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 import envs  # noqa: E402
 import zoo  # noqa: E402
-from arena.stats import base_name  # noqa: E402
+from arena.stats import base_name, wilson_interval  # noqa: E402
 from models.checkpoint import load_checkpoint  # noqa: E402
 
 FIGURES = ROOT / "docs" / "figures.json"
@@ -43,13 +43,18 @@ def panel_records(folder: Path, common: dict) -> list[tuple[str, dict, dict]]:
         raise SystemExit(f"{folder} is not a schedule=panel evaluation")
     if results["partial"]:
         raise SystemExit(f"{folder} holds a partial evaluation: resume it first")
+    # The panel's own score (a draw 1/n, a shared first place its share), as the panel table
+    # and panel.json give it, with the Wilson interval of that share.
+    panel = json.loads((folder / "panel.json").read_text())
     out = []
     for match in results["matches"]:
         judged, member = match["agents"][0], base_name(match["lineup"][1])
+        score = panel[judged["name"]]["scores"][member]
+        low, high = wilson_interval(score * judged["games"], judged["games"])
         out.append((judged["name"], results["env"], {
             "measure": f"panel vs {member}", "agent": judged["name"], "opponent": member,
-            **counts(judged), "score": judged["win_share"], "low": judged["win_low"],
-            "high": judged["win_high"], "seed": results["settings"]["seed"], **common}))
+            **counts(judged), "score": score, "low": low, "high": high,
+            "seed": results["settings"]["seed"], **common}))
     return out
 
 
