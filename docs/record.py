@@ -77,12 +77,13 @@ def exploiter_records(folder: Path, common: dict) -> list[tuple[str, dict, dict]
         counts = zoo.game_counts(metrics, key, games)
     except ValueError as error:
         raise SystemExit(f"{folder}/final_evaluation.json: {error}") from None
+    share = metrics[f"{key}/win_share"]  # with its own interval (the logged one is the win rate's)
+    low, high = wilson_interval(share * games, games)
     minutes = config["algo"]["time_limit_minutes"]
     budget = f"{minutes:g} min" if minutes else f"{final['iteration']} iterations"
     return [(target, config["env"], {
         "measure": "exploiter", "agent": f"PPO exploiter ({budget})", "opponent": target,
-        **counts, "score": metrics[f"{key}/win_share"], "low": metrics[f"{key}/win_low"],
-        "high": metrics[f"{key}/win_high"], "seed": final["seed"],
+        **counts, "score": share, "low": low, "high": high, "seed": final["seed"],
         "note": f"the exploiter trained {final['minutes']:.0f} minutes "
                 f"({final['iteration']} iterations)", **common})]
 
