@@ -116,7 +116,7 @@ def panel_table(scores: dict[str, dict], labels: dict[str, str]) -> Table:
     table.add_column("agent", no_wrap=True)
     members = list(next(iter(scores.values()))["scores"]) if scores else []
     for member in members:
-        table.add_column(labels.get(member, member), justify="right")
+        table.add_column(labels.get(member, member), justify="right", overflow="fold")
     table.add_column("worst", justify="right")
     table.add_column("mean", justify="right")
     for agent, row in scores.items():
