@@ -106,7 +106,6 @@ def metrics(results: dict, prefix: str = "eval") -> dict:
     return out
 
 
-
 def anchor_ratings(env_config: dict, config: TrainingEvalConfig, known: dict,
                    say: Callable[[str], None] = print) -> dict[str, float]:
     """The Elo rating of every anchor (``config.opponents``): those of ``config.anchor_ratings``

@@ -43,6 +43,7 @@ def did_you_mean(word: str, valid: Iterable[str]) -> str:
     close = difflib.get_close_matches(word, list(valid), n=1)
     return f" (did you mean {close[0]}?)" if close else ""
 
+
 _COMPARISONS = {">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt}
 
 
