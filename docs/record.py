@@ -74,16 +74,14 @@ def exploiter_records(folder: Path, common: dict) -> list[tuple[str, dict, dict]
     if f"{key}/win_rate" not in metrics:
         raise SystemExit(f"{folder}/final_evaluation.json has no games against {target}")
     try:
-        counts = zoo.game_counts(metrics, key, games)
+        figure = zoo.final_figure(metrics, key, games)
     except ValueError as error:
         raise SystemExit(f"{folder}/final_evaluation.json: {error}") from None
-    share = metrics[f"{key}/win_share"]  # with its own interval (the logged one is the win rate's)
-    low, high = wilson_interval(share * games, games)
     minutes = config["algo"]["time_limit_minutes"]
     budget = f"{minutes:g} min" if minutes else f"{final['iteration']} iterations"
     return [(target, config["env"], {
         "measure": "exploiter", "agent": f"PPO exploiter ({budget})", "opponent": target,
-        **counts, "score": share, "low": low, "high": high, "seed": final["seed"],
+        **figure, "seed": final["seed"],
         "note": f"the exploiter trained {final['minutes']:.0f} minutes "
                 f"({final['iteration']} iterations)", **common})]
 

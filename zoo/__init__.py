@@ -77,12 +77,16 @@ def policy_file(name: str, game) -> Path:
     return root() / name / entry.get("files", {}).get("policy", POLICY_FILE)
 
 
-def game_counts(metrics: dict, key: str, games: int) -> dict[str, int]:
+def final_figure(metrics: dict, key: str, games: int) -> dict:
     """Wins, shared first places, draws and losses of ``games`` against one opponent (``key``:
     ``final/<opponent>``), read back from the rates a final evaluation logs
-    (training/evaluation.py's ``metrics``). Where the shared rate is not logged, a win share
-    equal to the win rate means there were none; otherwise the counts cannot be known, and that
-    is an error rather than a guess."""
+    (training/evaluation.py's ``metrics``), with the win share (a shared first place counting
+    its share) as ``score`` and the Wilson interval of that share as ``low``/``high`` (the logged
+    interval is the win rate's). Where the shared rate is not logged, a win share equal to the
+    win rate means there were none; otherwise the counts cannot be known, and that is an error
+    rather than a guess."""
+    from arena.stats import wilson_interval
+
     rate, share = metrics[f"{key}/win_rate"], metrics[f"{key}/win_share"]
     if f"{key}/shared_rate" in metrics:
         shared = round(metrics[f"{key}/shared_rate"] * games)
@@ -92,8 +96,9 @@ def game_counts(metrics: dict, key: str, games: int) -> dict[str, int]:
         raise ValueError(f"{key}: shared first places without their count (no shared_rate): "
                          "evaluate the checkpoint again")
     wins, draws = round(rate * games), round(metrics[f"{key}/draw_rate"] * games)
+    low, high = wilson_interval(share * games, games)
     return {"games": games, "wins": wins, "shared": shared, "draws": draws,
-            "losses": games - wins - shared - draws}
+            "losses": games - wins - shared - draws, "score": share, "low": low, "high": high}
 
 
 def run_figures(name: str, checkpoint: Path, training: dict) -> list[dict]:
@@ -110,8 +115,7 @@ def run_figures(name: str, checkpoint: Path, training: dict) -> list[dict]:
         key = f"final/{opponent}"
         records.append({
             "measure": f"vs {opponent}", "agent": f"zoo:{name}", "opponent": opponent,
-            **game_counts(metrics, key, games), "score": metrics[f"{key}/win_share"],
-            "low": metrics[f"{key}/win_low"], "high": metrics[f"{key}/win_high"],
+            **final_figure(metrics, key, games),
             "command": training["command"], "seed": data["seed"], "commit": training["commit"],
             "date": data.get("date", ""), "note": "the training run's final evaluation"})
     return records

@@ -21,6 +21,7 @@ import envs
 import zoo
 from agents import make_agent, parse_spec
 from arena.match import play_match
+from arena.stats import wilson_interval
 from zoo import ZOO_ENV
 
 NOBLES = {"name": "nobles", "num_players": 2}
@@ -31,20 +32,24 @@ FINAL = {"iteration": 7, "minutes": 3.1, "games": 200, "seed": 12346, "opponents
                      "final/random/shared_rate": 0.0, "final/random/draw_rate": 0.05}}
 
 
-def test_game_counts_read_back_shared_first_places_or_refuse_to_guess():
+def test_final_figure_reads_back_shared_first_places_or_refuses_to_guess():
     """A 4-seat final evaluation: 2 wins alone and 1 first place shared by two (win share
-    2.5/200); without the shared rate only a win share equal to the win rate is readable."""
+    2.5/200, its interval the share's, not the logged win rate's); without the shared rate only
+    a win share equal to the win rate is readable."""
     key, metrics = "final/zoo:nobles_4p", {"final/zoo:nobles_4p/win_rate": 0.01,
                                            "final/zoo:nobles_4p/win_share": 0.0125,
                                            "final/zoo:nobles_4p/shared_rate": 0.005,
                                            "final/zoo:nobles_4p/draw_rate": 0.0}
-    assert zoo.game_counts(metrics, key, 200) == {"games": 200, "wins": 2, "shared": 1,
-                                                   "draws": 0, "losses": 197}
+    figure = zoo.final_figure(metrics, key, 200)
+    assert figure == {"games": 200, "wins": 2, "shared": 1, "draws": 0, "losses": 197,
+                      "score": 0.0125, "low": pytest.approx(wilson_interval(2.5, 200)[0]),
+                      "high": pytest.approx(wilson_interval(2.5, 200)[1])}
+    assert figure["high"] > wilson_interval(2, 200)[1]
     del metrics[f"{key}/shared_rate"]
     with pytest.raises(ValueError, match="shared first places without their count"):
-        zoo.game_counts(metrics, key, 200)
+        zoo.final_figure(metrics, key, 200)
     metrics[f"{key}/win_share"] = 0.01
-    assert zoo.game_counts(metrics, key, 200)["shared"] == 0
+    assert zoo.final_figure(metrics, key, 200)["shared"] == 0
 
 
 def export_cli(*overrides, zoo_root: Path):
@@ -87,8 +92,8 @@ def test_an_entry_holds_the_network_and_what_a_user_needs_to_know(in_zoo):
         "vs random", "zoo:nobles_2p", "random")
     assert (figure["wins"], figure["draws"], figure["losses"], figure["games"]) == (180, 10, 10,
                                                                                     200)
-    assert (figure["score"], figure["low"], figure["high"], figure["seed"]) == (0.9, 0.85, 0.94,
-                                                                               12346)
+    assert (figure["score"], figure["seed"]) == (0.9, 12346)
+    assert (figure["low"], figure["high"]) == pytest.approx(wilson_interval(180, 200))
     assert entry["policy"]["temperature"] == 0.5  # how the run's evaluation played it
     assert entry["added"]["commit"]
 
