@@ -16,6 +16,7 @@ Bad input is one line and exit code 2, before any game.
 
 from __future__ import annotations
 
+import json
 import signal
 import sys
 from pathlib import Path
@@ -32,7 +33,7 @@ from arena.tournament import (
 )
 from configs.cli import entry_point
 from configs.store import register
-from training.launch import register_resolvers
+from training.launch import computed_once, register_resolvers
 from training.logging import check_credentials, console_copied_to
 from typedconfig import refuse
 
@@ -40,24 +41,27 @@ register()  # the config groups' defaults, from their dataclasses
 register_resolvers()  # before Hydra composes configs/evaluate.yaml, which uses them
 
 
-def prepare(cfg: DictConfig) -> tuple[dict, EvalConfig, dict[str, list]]:
+def prepare(cfg: DictConfig, keep: bool = False) -> tuple[dict, EvalConfig, dict[str, list]]:
     """The env config, the typed evaluation config and every agent, built once for the whole
-    run (:func:`arena.tournament.build_agents`, which also checks the schedule); bad input
-    raises ``ValueError``/``TypeError``/``FileNotFoundError`` with a one-line message, as does
-    a ``resume`` file that does not fit the evaluation."""
+    run (:func:`arena.tournament.build_agents`, which also checks the schedule) and for the
+    check before start (``keep``: :func:`training.launch.computed_once`); bad input raises
+    ``ValueError``/``TypeError``/``FileNotFoundError`` with a one-line message, as does a
+    ``resume`` file that does not fit the evaluation."""
     values = {key: OmegaConf.to_container(value, resolve=True)
               if OmegaConf.is_config(value) else value
               for key, value in cfg.items() if key not in ("logger", "hydra")}
     env_config = values.pop("env")
     config = EvalConfig.from_dict(values)
     resumed_games(env_config, config)  # a resume file that does not fit fails before any game
-    return env_config, config, build_agents(env_config, config)
+    key = ("evaluate", json.dumps([env_config, values], sort_keys=True, default=str))
+    return env_config, config, computed_once(key, lambda: build_agents(env_config, config),
+                                             keep=keep)
 
 
 def check_config(cfg: DictConfig) -> None:
     """What Hydra's check before start (configs/evaluate.yaml) runs: :func:`prepare`, and
     W&B's credentials for an online logger."""
-    prepare(cfg)
+    prepare(cfg, keep=True)
     check_credentials(cfg.logger.mode)
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Hashable, Iterator
 from pathlib import Path
 
 from hydra.core.hydra_config import HydraConfig
@@ -34,6 +34,22 @@ CONFIG_GROUPS = ("env", "algo", "model", "logger", "runner")
 FIXED_ON_RESUME = ("env", "model", "seed")
 """What a resumed run may not change: the game, the network and the seeds."""
 LIMITS = ("algo.iterations", "algo.time_limit_minutes")
+
+
+_KEPT: dict = {}
+"""What the check before start computed, for the run that follows it in the same process."""
+
+
+def computed_once(key: Hashable, compute: Callable, *, keep: bool = False):
+    """``compute()``, done once for the check before start and the run after it: the check's
+    call (``keep=True``) keeps its result under ``key``, the run's call takes it (once; another
+    key, or a second run in the process, computes anew). What the check loads or builds
+    (a resumed checkpoint, an evaluation's agents) is then loaded or built once."""
+    if keep:
+        _KEPT.clear()
+        _KEPT[key] = compute()
+        return _KEPT[key]
+    return _KEPT.pop(key) if key in _KEPT else compute()
 
 
 def run_folder(resume: str | None, fresh: str) -> str:
@@ -102,11 +118,15 @@ def resumed_config(checkpoint_config: dict, current: DictConfig, overrides: list
     return merged
 
 
-def resumed(cfg: DictConfig, overrides: list[str]) -> tuple[dict, dict]:
+def resumed(cfg: DictConfig, overrides: list[str], keep: bool = False) -> tuple[dict, dict]:
     """The checkpoint ``cfg.resume`` names and the config the resumed run trains with
     (:func:`resumed_config`); :class:`CheckpointError` for a file that is not a checkpoint or
-    does not fit the command line (another game, network, seed or algorithm)."""
-    checkpoint = load_checkpoint(cfg.resume)
+    does not fit the command line (another game, network, seed or algorithm). The file is read
+    once for the check before start (``keep``) and the run (:func:`computed_once`)."""
+    path = Path(cfg.resume)
+    stat = path.stat() if path.is_file() else None
+    key = ("resume", str(path.resolve()), stat and (stat.st_mtime_ns, stat.st_size))
+    checkpoint = computed_once(key, lambda: load_checkpoint(path), keep=keep)
     config = resumed_config(checkpoint["config"], cfg, overrides)
     if checkpoint["algo"] != config["algo"]["name"]:
         raise CheckpointError(f"checkpoint {cfg.resume} is from {checkpoint['algo']}, "
@@ -177,7 +197,7 @@ def check_config(cfg: DictConfig) -> None:
             check_not_trained_against(specs, game, key)
     check_agent_specs(algo, game)
     if config.get("resume"):
-        resumed(cfg, list(OmegaConf.select(cfg, "hydra.overrides.task", default=[])))
+        resumed(cfg, list(OmegaConf.select(cfg, "hydra.overrides.task", default=[])), keep=True)
     if OmegaConf.select(cfg, "hydra.mode") == RunMode.MULTIRUN and not (
             algo.eval.enabled and algo.eval.final_games):
         raise ValueError("a sweep scores each job by its final evaluation: give it "

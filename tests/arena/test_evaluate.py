@@ -69,15 +69,34 @@ def test_versus_schedule_for_four_players(tmp_path):
     assert not (tmp_path / "ratings.png").exists()
 
 
-def prepare(*overrides):
-    """evaluate.py's config checks in-process, on the config Hydra composes."""
+def compose_evaluation(*overrides):
     from hydra import compose, initialize_config_dir
 
+    with initialize_config_dir(config_dir=str(ROOT / "configs"), version_base=None):
+        return compose(config_name="evaluate", overrides=["logger=disabled", *overrides])
+
+
+def prepare(*overrides):
+    """evaluate.py's config checks in-process, on the config Hydra composes."""
     import evaluate as entry_point
 
-    with initialize_config_dir(config_dir=str(ROOT / "configs"), version_base=None):
-        cfg = compose(config_name="evaluate", overrides=["logger=disabled", *overrides])
-    return entry_point.prepare(cfg)
+    return entry_point.prepare(compose_evaluation(*overrides))
+
+
+def test_the_check_before_start_builds_the_agents_once_for_the_run(monkeypatch):
+    """Hydra's check before start and the run that follows it in the same process build the
+    agents (zoo networks, checkpoints) once; a later evaluation builds its own."""
+    import evaluate as entry_point
+    from training.launch import _KEPT as kept
+
+    built, build = [], entry_point.build_agents
+    monkeypatch.setattr(entry_point, "build_agents",
+                        lambda *args: built.append(args) or build(*args))
+    cfg = compose_evaluation("env=nobles", "agents=[heuristic,random]")
+    entry_point.check_config(cfg)
+    (checked,) = kept.values()
+    assert entry_point.prepare(cfg)[2] is checked and len(built) == 1 and not kept
+    assert entry_point.prepare(cfg)[2] is not checked and len(built) == 2
 
 
 @pytest.mark.parametrize("overrides, message", [

@@ -167,6 +167,31 @@ def test_a_recipe_training_against_a_panel_member_is_refused_but_an_exploiter_ma
         check_config(train_config("+experiment=exploit", "env=nobles"))
 
 
+def test_the_check_before_start_reads_a_resumed_checkpoint_once_for_the_run(tmp_path,
+                                                                            monkeypatch):
+    """train.py's check before start validates ``resume=`` by reading the checkpoint; the run
+    after it in the same process takes that read (a checkpoint can hold a replay buffer of
+    hundreds of MB), and a file written since then is read again."""
+    import training.launch as launch
+
+    path = tmp_path / "last.pt"
+    path.write_bytes(b"one")
+    cfg = train_config("env=nobles", "logger=disabled", f"resume={path}")
+    plain = OmegaConf.to_container(cfg, resolve=False)
+    plain["logger"].pop("dir")  # ${hydra:...}: set when a job starts
+    config = {**OmegaConf.to_container(OmegaConf.create(plain), resolve=True), "resume": None}
+    launch.name_features(config)
+    reads = []
+    monkeypatch.setattr(launch, "load_checkpoint", lambda file: reads.append(file) or {
+        "algo": "alphazero", "config": config})
+    launch.check_config(cfg)
+    assert launch.resumed(cfg, [])[1]["env"] == config["env"] and len(reads) == 1
+    launch.check_config(cfg)
+    path.write_bytes(b"two, written since the check")
+    launch.resumed(cfg, [])
+    assert len(reads) == 3
+
+
 def test_an_exploiter_trains_against_its_target_and_measures_it(tmp_path):
     from training.launch import run
 
