@@ -30,7 +30,7 @@ from agents import parse_spec
 from arena.backends import Venue
 from arena.game import GameResult, lineup_names
 from arena.match import MatchResult, match_result, play_match
-from arena.stats import SCALE, Rating, base_name, rate
+from arena.stats import Rating, base_name, rate, scale
 
 FORMAT = "boardgame-rl-ladder"
 VERSION = 1
@@ -241,7 +241,7 @@ def write(ladder: Ladder, out_dir: Path) -> dict[str, Path]:
     files["json"].write_text(json.dumps({
         "format": FORMAT, "version": VERSION, "partial": ladder.partial,
         "env": ladder.env_config, "settings": ladder.settings, "agents": ladder.agents,
-        "scale": SCALE, "ratings": rows,
+        "scale": scale(rows), "ratings": rows,
         "blocks": [{**asdict(block), "games": [game_data(g) for g in match.games]}
                    for block, match in zip(ladder.blocks, ladder.matches, strict=True)],
     }, indent=1))
@@ -295,7 +295,7 @@ def write_plot(rows: Sequence[dict], path: Path, title: str) -> Path:
                               xytext=(4, 4), fontsize=8)
     axes.set_xscale("log")
     axes.set_xlabel("milliseconds per move (log scale)")
-    axes.set_ylabel(f"{SCALE}, 95% interval")
+    axes.set_ylabel(f"{scale(rows)}, 95% interval")
     axes.grid(alpha=0.3)
     axes.legend(fontsize=8)
     axes.set_title(title)

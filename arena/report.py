@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.table import Table
 
 from arena.match import MatchResult
-from arena.stats import SCALE, Rating, base_name, pairwise_scores
+from arena.stats import Rating, base_name, pairwise_scores, scale
 
 SHORT_NAME = 32
 """Agent labels in tables are at most this long: a zoo name or an MCTS spec fits, with its
@@ -78,7 +78,7 @@ def results_table(result: MatchResult, title: str | None = None,
     table.add_column("agent", no_wrap=True)
     columns = ["W-D-L" if two_players else "W-S-D-L", "win% [95% CI]",
                *([] if two_players else ["share"]), "return",
-               *([f"{SCALE} [95% CI]"] if ratings is not None else []), "ms/move"]
+               *([f"{scale(ratings.values())} [95% CI]"] if ratings is not None else []), "ms/move"]
     for column in columns:
         table.add_column(column, justify="right", no_wrap=True)
     for s in result.summaries:
@@ -98,7 +98,7 @@ def ratings_table(ratings: Sequence[Rating], title: str = "ratings",
     labels = labels or short_labels([r.name for r in ratings])
     table = Table(title=title, box=box.SIMPLE)
     table.add_column("agent", no_wrap=True)
-    table.add_column(f"{SCALE} [95% CI]", justify="right")
+    table.add_column(f"{scale(ratings)} [95% CI]", justify="right")
     for r in ratings:
         table.add_row(labels.get(r.name, r.name), format_rating(r))
     return table
@@ -129,7 +129,7 @@ def panel_table(scores: dict[str, dict], labels: dict[str, str]) -> Table:
 def ladder_table(rows: Sequence[dict], labels: dict[str, str], title: str) -> Table:
     """A ladder's ratings (arena/ladder.py's rows), best first."""
     table = Table(title=title, box=box.SIMPLE)
-    for column in ("agent", f"{SCALE} [95% CI]", "games", "ms/move"):
+    for column in ("agent", f"{scale(rows)} [95% CI]", "games", "ms/move"):
         table.add_column(column, justify="left" if column == "agent" else "right")
     for row in rows:
         table.add_row(labels.get(row["agent"], row["agent"]),
@@ -222,7 +222,7 @@ def write_chart(path: Path, title: str, matches: Sequence[MatchResult],
                 xerr=[[r.rating - r.low for r in order], [r.high - r.rating for r in order]],
                 fmt="o", capsize=4)
     ax.set_yticks(range(len(order)), [r.name for r in order])
-    ax.set_xlabel(f"{SCALE}, 95% interval")
+    ax.set_xlabel(f"{scale(ratings)}, 95% interval")
     ax.grid(axis="x", alpha=0.3)
     if two_players:
         names, scores = score_rates(matches)

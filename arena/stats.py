@@ -17,7 +17,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,8 +28,6 @@ ELO_PER_NATURAL_UNIT = 400.0 / math.log(10.0)
 """Elo points per unit of log-strength: 400 Elo = a factor 10 in strength."""
 ANCHOR = "random"
 """The agent at 0 on the rating scale wherever it plays."""
-SCALE = "Elo, random = 0"
-"""What a rating is, for table headers and plot axes."""
 
 
 def wilson_interval(successes: float, trials: int, z: float = Z95) -> tuple[float, float]:
@@ -51,6 +49,20 @@ class Rating:
     low: float
     high: float
     """``rating`` and its 95% interval."""
+
+
+def scale(ratings: Iterable[Rating | dict] = ()) -> str:
+    """What a rating is, for table headers, plot axes and result files: ``Elo, random = 0``
+    or, where random did not play, the agent held at 0 in its place (:func:`fit_ratings`'
+    first agent, or the first anchor of a training run). ``ratings``: :class:`Rating` objects
+    or ladder rows (``agent``, ``rating``, ``low``, ``high``)."""
+    held = []
+    for r in ratings:
+        name, values = ((r.name, (r.rating, r.low, r.high)) if isinstance(r, Rating)
+                        else (r["agent"], (r["rating"], r["low"], r["high"])))
+        if values == (0.0, 0.0, 0.0):
+            held.append(name)
+    return f"Elo, {ANCHOR if not held or ANCHOR in held else held[0]} = 0"
 
 
 def base_name(name: str) -> str:

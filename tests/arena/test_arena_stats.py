@@ -5,7 +5,15 @@ import math
 import numpy as np
 import pytest
 
-from arena.stats import ELO_PER_NATURAL_UNIT, Z95, RatedGames, fit_ratings, wilson_interval
+from arena.report import ladder_table
+from arena.stats import (
+    ELO_PER_NATURAL_UNIT,
+    Z95,
+    RatedGames,
+    fit_ratings,
+    scale,
+    wilson_interval,
+)
 
 
 def test_wilson_interval_matches_published_values():
@@ -128,6 +136,19 @@ def test_stronger_results_rate_higher_and_anchors_stay_fixed():
         assert ratings["trained"].rating > previous
         previous = ratings["trained"].rating
     assert math.isfinite(previous)
+
+
+def test_the_scale_names_its_zero_where_random_did_not_play():
+    """Without random, the first agent is held at 0 (an exploiter's target, a round robin of
+    checkpoints): the header says so rather than claiming random = 0."""
+    with_random = fit_ratings(two_player({("a", "random"): (30, 0, 10)}), bootstrap=20)
+    without = fit_ratings(two_player({("heuristic", "mcts"): (30, 0, 10)}), bootstrap=20)
+    assert scale(with_random) == "Elo, random = 0"
+    assert scale(without) == "Elo, heuristic = 0"
+    rows = [{"agent": r.name, "rating": r.rating, "low": r.low, "high": r.high, "games": 40,
+             "ms_per_move": 1.0} for r in without]
+    header = [column.header for column in ladder_table(rows, {}, "ladder").columns]
+    assert "Elo, heuristic = 0 [95% CI]" in header
 
 
 def test_every_agent_needs_games_linking_it_to_an_anchor():
