@@ -21,7 +21,7 @@ import envs
 from arena.backends import Venue
 from arena.match import play_match
 from arena.report import ProgressLine, report_console, results_table
-from arena.stats import Rating, rate
+from arena.stats import Rating, rate, wilson_interval
 
 
 @dataclass(frozen=True)
@@ -99,8 +99,10 @@ def metrics(results: dict, prefix: str = "eval") -> dict:
     for opp, result in results.items():
         s = result.summaries[0]
         key = f"{prefix}/{opp}"
+        share_low, share_high = wilson_interval(s.win_share * s.games, s.games)
         out.update({f"{key}/win_rate": s.win_rate, f"{key}/win_low": s.win_low,
                     f"{key}/win_high": s.win_high, f"{key}/win_share": s.win_share,
+                    f"{key}/share_low": share_low, f"{key}/share_high": share_high,
                     f"{key}/shared_rate": s.shared / s.games,
                     f"{key}/draw_rate": s.draws / s.games, f"{key}/mean_return": s.mean_return})
     return out

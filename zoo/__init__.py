@@ -81,12 +81,10 @@ def final_figure(metrics: dict, key: str, games: int) -> dict:
     """Wins, shared first places, draws and losses of ``games`` against one opponent (``key``:
     ``final/<opponent>``), read back from the rates a final evaluation logs
     (training/evaluation.py's ``metrics``), with the win share (a shared first place counting
-    its share) as ``score`` and the Wilson interval of that share as ``low``/``high`` (the logged
-    interval is the win rate's). Where the shared rate is not logged, a win share equal to the
-    win rate means there were none; otherwise the counts cannot be known, and that is an error
-    rather than a guess."""
-    from arena.stats import wilson_interval
-
+    its share) as ``score`` and the Wilson interval of that share as ``low``/``high``. Where the
+    shared rate is not logged, a win share equal to the win rate means there were none (and the
+    win rate's interval is the share's); otherwise the counts cannot be known, and that is an
+    error rather than a guess."""
     rate, share = metrics[f"{key}/win_rate"], metrics[f"{key}/win_share"]
     if f"{key}/shared_rate" in metrics:
         shared = round(metrics[f"{key}/shared_rate"] * games)
@@ -96,7 +94,13 @@ def final_figure(metrics: dict, key: str, games: int) -> dict:
         raise ValueError(f"{key}: shared first places without their count (no shared_rate): "
                          "evaluate the checkpoint again")
     wins, draws = round(rate * games), round(metrics[f"{key}/draw_rate"] * games)
-    low, high = wilson_interval(share * games, games)
+    if f"{key}/share_low" in metrics:
+        low, high = metrics[f"{key}/share_low"], metrics[f"{key}/share_high"]
+    elif abs(rate - share) < 1e-9:
+        low, high = metrics[f"{key}/win_low"], metrics[f"{key}/win_high"]
+    else:
+        raise ValueError(f"{key}: a win share without its interval (no share_low): evaluate "
+                         "the checkpoint again")
     return {"games": games, "wins": wins, "shared": shared, "draws": draws,
             "losses": games - wins - shared - draws, "score": share, "low": low, "high": high}
 

@@ -21,7 +21,6 @@ import envs
 import zoo
 from agents import make_agent, parse_spec
 from arena.match import play_match
-from arena.stats import wilson_interval
 from zoo import ZOO_ENV
 
 NOBLES = {"name": "nobles", "num_players": 2}
@@ -39,12 +38,16 @@ def test_final_figure_reads_back_shared_first_places_or_refuses_to_guess():
     key, metrics = "final/zoo:nobles_4p", {"final/zoo:nobles_4p/win_rate": 0.01,
                                            "final/zoo:nobles_4p/win_share": 0.0125,
                                            "final/zoo:nobles_4p/shared_rate": 0.005,
+                                           "final/zoo:nobles_4p/share_low": 0.004,
+                                           "final/zoo:nobles_4p/share_high": 0.036,
                                            "final/zoo:nobles_4p/draw_rate": 0.0}
     figure = zoo.final_figure(metrics, key, 200)
     assert figure == {"games": 200, "wins": 2, "shared": 1, "draws": 0, "losses": 197,
-                      "score": 0.0125, "low": pytest.approx(wilson_interval(2.5, 200)[0]),
-                      "high": pytest.approx(wilson_interval(2.5, 200)[1])}
-    assert figure["high"] > wilson_interval(2, 200)[1]
+                      "score": 0.0125, "low": 0.004, "high": 0.036}
+    del metrics[f"{key}/share_low"]
+    with pytest.raises(ValueError, match="a win share without its interval"):
+        zoo.final_figure(metrics, key, 200)
+    metrics[f"{key}/share_low"] = 0.004
     del metrics[f"{key}/shared_rate"]
     with pytest.raises(ValueError, match="shared first places without their count"):
         zoo.final_figure(metrics, key, 200)
@@ -92,8 +95,8 @@ def test_an_entry_holds_the_network_and_what_a_user_needs_to_know(in_zoo):
         "vs random", "zoo:nobles_2p", "random")
     assert (figure["wins"], figure["draws"], figure["losses"], figure["games"]) == (180, 10, 10,
                                                                                     200)
-    assert (figure["score"], figure["seed"]) == (0.9, 12346)
-    assert (figure["low"], figure["high"]) == pytest.approx(wilson_interval(180, 200))
+    assert (figure["score"], figure["low"], figure["high"], figure["seed"]) == (0.9, 0.85, 0.94,
+                                                                               12346)
     assert entry["policy"]["temperature"] == 0.5  # how the run's evaluation played it
     assert entry["added"]["commit"]
 
