@@ -49,9 +49,11 @@ class Acting:
         :class:`SearchConfig` field. An unknown option or a value of the wrong type or range
         is one ``ValueError`` naming it."""
         options = dict(options)
-        written_sims = "sims" in options
-        if written_sims:
-            options["simulations"] = options.pop("sims")
+        if "sims" in options:
+            sims = options.pop("sims")
+            if isinstance(sims, bool) or not isinstance(sims, int) or sims < 0:
+                raise ValueError(f"{kind} agent.sims={sims!r}: must be an integer >= 0")
+            options["simulations"] = sims
         values = self.to_dict()
         search_fields = set(values["search"]) - {"simulations"}
         unknown = sorted(set(options) - {"simulations", "temperature", *search_fields})
@@ -60,13 +62,7 @@ class Acting:
                              f"sims, simulations, temperature, {', '.join(sorted(search_fields))}")
         for key, value in options.items():
             (values["search"] if key in search_fields else values)[key] = value
-        try:
-            return from_mapping(Acting, values, f"{kind} agent")
-        except ValueError as error:  # name the option as the spec wrote it
-            if not written_sims:
-                raise
-            raise ValueError(str(error).replace(".simulations=", ".sims=")) from None
-
+        return from_mapping(Acting, values, f"{kind} agent")
 
 def pick_from_logits(logits: np.ndarray, legal: np.ndarray, temperature: float,
                      rng: np.random.Generator) -> int:
