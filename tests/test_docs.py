@@ -28,7 +28,8 @@ def test_a_changed_figure_makes_them_stale(tmp_path, monkeypatch):
     copy.mkdir(parents=True)
     (copy / "metadata.json").write_text(json.dumps(data))
     monkeypatch.setattr(generate, "zoo_entries", lambda: [data])
-    assert "50.0% [86.2, 94.2]" in generate.results_page()
+    first = data["figures"][0]
+    assert f"50.0% [{100 * first['low']:.1f}, {100 * first['high']:.1f}]" in generate.results_page()
     assert generate.main(["--check"]) == 1
 
 

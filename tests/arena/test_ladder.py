@@ -126,11 +126,13 @@ def test_the_panel_reports_each_score_the_worst_and_the_mean(tmp_path, monkeypat
                                    "chart": False})
     evaluation = run_evaluation(NOBLES, config, tmp_path)
     scores = json.loads((tmp_path / "panel.json").read_text())["heuristic"]
-    assert set(scores["scores"]) == {"heuristic:epsilon=0.25", "random", "zoo:nobles_2p"}
+    # the members, and every zoo agent of this game and its rules
+    assert set(scores["scores"]) == {"heuristic:epsilon=0.25", "random", "zoo:nobles_2p",
+                                     "zoo:nobles_2p_ppo"}
     assert scores["worst"] == min(scores["scores"].values())
-    assert scores["mean"] == pytest.approx(sum(scores["scores"].values()) / 3)
+    assert scores["mean"] == pytest.approx(sum(scores["scores"].values()) / 4)
     assert all(0 <= s <= 1 for s in scores["scores"].values())
-    assert len(evaluation.matches) == 3
+    assert len(evaluation.matches) == 4
     # docs/record.py turns it into figure records; the zoo table shows the worst
     figures = tmp_path / "figures.json"
     figures.write_text(json.dumps({"sections": []}))
@@ -144,7 +146,7 @@ def test_the_panel_reports_each_score_the_worst_and_the_mean(tmp_path, monkeypat
     worst = 100 * scores["worst"]
     (row,) = [line for line in generate.results_page().splitlines()
               if line.startswith("| `heuristic`")]
-    assert f"{worst:.1f}% [" in row and f"(vs `{scores['worst_member']}`, worst of 3)" in row
+    assert f"{worst:.1f}% [" in row and f"(vs `{scores['worst_member']}`, worst of 4)" in row
 
 
 def train_config(*overrides):
