@@ -98,9 +98,10 @@ def publish_ladder(folder: Path, target: Path, common: dict) -> Path:
 
 
 def store(agent: str, env_config: dict, record: dict) -> Path:
-    """Put ``record`` among ``agent``'s figures (replacing one of the same measure)."""
+    """Put ``record`` among ``agent``'s figures (replacing one of the same measure); a zoo
+    agent's, with options or not (``zoo:NAME:sims=32``), go to its entry."""
     if agent.startswith("zoo:"):
-        path = ROOT / "zoo" / zoo.check_name(agent.split(":", 1)[1]) / "metadata.json"
+        path = ROOT / "zoo" / zoo.check_name(agent.split(":")[1]) / "metadata.json"
         entry = json.loads(path.read_text())
         mismatch = envs.config_mismatch(entry["env_config"], envs.make_game(env_config))
         if mismatch:
