@@ -215,3 +215,14 @@ def test_an_exploiter_trains_against_its_target_and_measures_it(tmp_path):
     assert (figure["wins"], figure["draws"], figure["losses"]) == (
         summary.wins, summary.draws, summary.losses)
     assert figure["agent"] == "PPO exploiter (2 iterations)"
+
+
+def test_a_figure_of_a_zoo_spec_with_options_goes_to_its_entry(tmp_path, monkeypatch):
+    entry = tmp_path / "zoo" / "nobles_2p"
+    entry.mkdir(parents=True)
+    metadata = json.loads((record.ROOT / "zoo" / "nobles_2p" / "metadata.json").read_text())
+    (entry / "metadata.json").write_text(json.dumps({**metadata, "figures": []}))
+    monkeypatch.setattr(record, "ROOT", tmp_path)
+    figure = {"measure": "vs heuristic, 8 simulations", "agent": "zoo:nobles_2p:sims=8"}
+    assert record.store("zoo:nobles_2p:sims=8", NOBLES, figure) == entry / "metadata.json"
+    assert json.loads((entry / "metadata.json").read_text())["figures"] == [figure]
