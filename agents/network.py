@@ -16,12 +16,12 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, get_type_hints
 
 import numpy as np
 
 from search.puct import Evaluator, GameValue, SearchConfig, search
-from typedconfig import from_mapping, to_mapping
+from typedconfig import check_value, from_mapping, to_mapping
 
 
 @dataclass(frozen=True)
@@ -49,11 +49,10 @@ class Acting:
         :class:`SearchConfig` field. An unknown option or a value of the wrong type or range
         is one ``ValueError`` naming it."""
         options = dict(options)
-        if "sims" in options:
-            sims = options.pop("sims")
-            if isinstance(sims, bool) or not isinstance(sims, int) or sims < 0:
-                raise ValueError(f"{kind} agent.sims={sims!r}: must be an integer >= 0")
-            options["simulations"] = sims
+        if "sims" in options:  # checked under the name the spec wrote
+            options["simulations"] = check_value(
+                options.pop("sims"), get_type_hints(Acting, include_extras=True)["simulations"],
+                f"{kind} agent.sims")
         values = self.to_dict()
         search_fields = set(values["search"]) - {"simulations"}
         unknown = sorted(set(options) - {"simulations", "temperature", *search_fields})
@@ -63,6 +62,7 @@ class Acting:
         for key, value in options.items():
             (values["search"] if key in search_fields else values)[key] = value
         return from_mapping(Acting, values, f"{kind} agent")
+
 
 def pick_from_logits(logits: np.ndarray, legal: np.ndarray, temperature: float,
                      rng: np.random.Generator) -> int:

@@ -30,6 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 import envs  # noqa: E402
 import zoo  # noqa: E402
+from agents import parse_spec  # noqa: E402
 from arena.stats import base_name, wilson_interval  # noqa: E402
 from models.checkpoint import load_checkpoint  # noqa: E402
 
@@ -101,7 +102,7 @@ def store(agent: str, env_config: dict, record: dict) -> Path:
     """Put ``record`` among ``agent``'s figures (replacing one of the same measure); a zoo
     agent's, with options or not (``zoo:NAME:sims=32``), go to its entry."""
     if agent.startswith("zoo:"):
-        path = ROOT / "zoo" / zoo.check_name(agent.split(":")[1]) / "metadata.json"
+        path = ROOT / "zoo" / zoo.check_name(parse_spec(agent)[1]["name"]) / "metadata.json"
         entry = json.loads(path.read_text())
         mismatch = envs.config_mismatch(entry["env_config"], envs.make_game(env_config))
         if mismatch:
