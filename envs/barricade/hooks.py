@@ -1,11 +1,13 @@
-"""Barricade's hooks (:class:`envs.core.Hooks`): the score lead of games cut short, and the
-mirror of the files."""
+"""Barricade's hooks (:class:`envs.core.Hooks`): the score lead of games cut short, the standing
+of a position for search leaves (:mod:`envs.barricade.standing`), and the mirror of the
+files."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from envs.barricade.engine import FORFEIT_SCOUT, GUARD_ACTIONS, NUM_CROSS
+from envs.barricade.standing import Projection
 from envs.core import Hooks, Symmetry, margins
 
 
@@ -22,6 +24,12 @@ def adjudicate(state, scale: float) -> np.ndarray:
                 score += 0.1 * (station[0] - 1 if player == 0 else 13 - station[0])
         points.append(score)
     return margins(np.asarray(points), scale / 2.0)
+
+
+def evaluate(state) -> np.ndarray:
+    """Both players' prospects: tanh of the projected score lead, the evaluation the heuristic
+    plays by and plain MCTS scores its rollouts with."""
+    return np.asarray(Projection(state.game).evaluate(state), dtype=np.float64)
 
 
 def symmetries(game, encoder) -> list[Symmetry]:
@@ -43,5 +51,5 @@ def symmetries(game, encoder) -> list[Symmetry]:
     return [Symmetry("mirror files", planes, False, True, actions)]
 
 
-HOOKS = Hooks(adjudicate=adjudicate, symmetries=symmetries,
+HOOKS = Hooks(adjudicate=adjudicate, evaluate=evaluate, symmetries=symmetries,
               encoder_versions={"barricade": 1})

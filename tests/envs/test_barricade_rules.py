@@ -528,3 +528,23 @@ def test_illegal_actions_raise_and_leave_the_state_unchanged():
 def test_invalid_configs_say_what_is_wrong(config, message):
     with pytest.raises(ValueError, match=message):
         barricade.Game(**config)
+
+
+# ----- the evaluate hook (search leaves) -----
+
+def test_the_evaluate_hook_favours_the_side_nearer_its_goals_and_values_an_ended_game_by_returns():
+    """Hooks.evaluate (what network search mixes into its leaves): the projected score lead,
+    the same for either side of the board (mirrored positions give mirrored values), zero-sum,
+    and a finished game is worth its returns."""
+    from envs.barricade.hooks import HOOKS
+
+    south_ahead = HOOKS.evaluate(load(["b12", "d12", "f12"], HOME[1]))
+    north_ahead = HOOKS.evaluate(load(HOME[0], ["b2", "d2", "f2"]))
+    assert south_ahead[0] > 0.99 and south_ahead.sum() == pytest.approx(0.0)
+    np.testing.assert_allclose(north_ahead, south_ahead[::-1])
+    race = ["b12", "d1", "f1"], ["b2", "d13", "f13"]  # one Scout each, one step from a goal
+    assert HOOKS.evaluate(load(*race, to_move=0))[0] > 0.5  # the side to move gets there first
+    assert HOOKS.evaluate(load(*race, to_move=1))[1] > 0.5
+    ended = load(["b13", "d13", "f13"], ["a5", "c5", "e5"])
+    assert ended.is_terminal()
+    np.testing.assert_allclose(HOOKS.evaluate(ended), ended.returns())

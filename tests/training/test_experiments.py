@@ -51,6 +51,7 @@ TINY = ["model=tiny", "logger=disabled", "runner=local", "env.max_turns=40",
 @pytest.mark.parametrize("name, extra", [
     ("nobles_4p", []),
     ("nobles_3p", []),
+    ("barricade", ["algo.selfplay.max_moves=12", "algo.warm_start.max_moves=12"]),
     ("blockade_open_3p", ["algo.selfplay.max_moves=12", "algo.warm_start.max_moves=12"]),
     ("blockade_open_4p", ["algo.selfplay.max_moves=12", "algo.warm_start.max_moves=12"]),
 ])
