@@ -338,6 +338,7 @@ class Trainer:
         self.final_file.write_text(json.dumps(
             {"iteration": self.loop.iteration, "minutes": self.loop.seconds / 60,
              "games": games, "seed": config.seed + 1, "opponents": list(config.final_opponents),
+             "date": time.strftime("%Y-%m-%d", time.gmtime()),  # the zoo figures' date
              "metrics": final_metrics}, indent=1))
         return final, table_ratings(final, trained, anchors)
 

@@ -26,6 +26,7 @@ from zoo import ZOO_ENV
 NOBLES = {"name": "nobles", "num_players": 2}
 OVERRIDES = ["algo=ppo", "env=nobles", "seed=3"]
 FINAL = {"iteration": 7, "minutes": 3.1, "games": 200, "seed": 12346, "opponents": ["random"],
+         "date": "2026-12-01",
          "metrics": {"final/random/win_rate": 0.9, "final/random/win_low": 0.85,
                      "final/random/win_high": 0.94, "final/random/win_share": 0.9,
                      "final/random/shared_rate": 0.0, "final/random/draw_rate": 0.05}}
@@ -97,6 +98,7 @@ def test_an_entry_holds_the_network_and_what_a_user_needs_to_know(in_zoo):
                                                                                     200)
     assert (figure["score"], figure["low"], figure["high"], figure["seed"]) == (0.9, 0.85, 0.94,
                                                                                12346)
+    assert figure["date"] == "2026-12-01"
     assert entry["policy"]["temperature"] == 0.5  # how the run's evaluation played it
     assert entry["added"]["commit"]
 

@@ -388,6 +388,8 @@ def test_one_rating_in_the_final_table_w_and_b_and_the_learning_curve(tmp_path, 
                                           "algo.eval.final_opponents=[random]"], capsys)
     rating = result.final_ratings["trained"].rating
     [summary] = summaries
-    final = json.loads((tmp_path / "run" / "final_evaluation.json").read_text())["metrics"]
+    written = json.loads((tmp_path / "run" / "final_evaluation.json").read_text())
+    final = written["metrics"]
+    assert written["date"] == time.strftime("%Y-%m-%d", time.gmtime())  # zoo figures carry it
     assert summary["final/rating"] == final["final/rating"] == drawn[-1]["final/rating"] == rating
     assert f"Elo {result.history[-1]['eval/rating']:.0f}" in out
