@@ -43,13 +43,16 @@ STEP_WEIGHT = 0.1
 GOAL_LINE = (LINES, 1)
 """The line of each player's opponent Base Stations (South aims at 13, North at 1)."""
 
+LINE_STATIONS = {line: [cell(line, f) for f in range(1, 8)] for line in range(1, LINES + 1)}
+"""The stations of each line, files a-g: the same in every variant, so a ``Projection`` (the
+``evaluate`` hook builds one per search leaf) has nothing to build."""
+
 
 class Projection:
     """The projected outcome of one ``Game``'s positions; :meth:`evaluate` turns it into values."""
 
     def __init__(self, game):
         self.game = game
-        self.lines = {line: [cell(line, f) for f in range(1, 8)] for line in range(1, LINES + 1)}
 
     # ----- distances -----
     def _blocked(self, state, player: int) -> set[int]:
@@ -75,7 +78,7 @@ class Projection:
         order = range(goal_line, 0, -1) if player == 0 else range(goal_line, LINES + 1)
         dist: dict[int, int] = {}
         for line in order:
-            row = [x for x in self.lines[line] if occ[x] != 2 and x not in blocked]
+            row = [x for x in LINE_STATIONS[line] if occ[x] != 2 and x not in blocked]
             if line == goal_line:
                 for x in row:
                     dist[x] = 0
