@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from agents.heuristic import best_action, ranked
 from envs.barricade.engine import CROSS_INDEX, DELTAS, FORWARD, GUARD_ACTIONS, NUM_CROSS
-from envs.barricade.standing import UNREACHABLE, Projection
+from envs.barricade.standing import Projection
 
 MCTS_DEFAULTS = {"exploration": 0.7, "rollout_depth": 2, "widening": 2.0,
                  "widening_exponent": 0.5}
@@ -34,7 +34,7 @@ class Heuristic:
         """Empty Cross Stations in front of and beside the two most advanced opposing Scouts."""
         q = 1 - player
         scouts = sorted(self.projection.scouts_in_play(state, q),
-                        key=lambda x: opponent_field.get(x, UNREACHABLE))[:2]
+                        key=opponent_field.__getitem__)[:2]
         forward = DELTAS[FORWARD[q]]
         targets = []
         for x in scouts:
@@ -84,8 +84,8 @@ class Heuristic:
             if action < GUARD_ACTIONS:
                 s, d = divmod(action, 4)
                 x = state.scouts[3 * player + s]
-                saved = own.get(x, UNREACHABLE) - own.get(x + DELTAS[d], UNREACHABLE)
-                score = (2, saved, -own.get(x, UNREACHABLE))
+                saved = own[x] - own[x + DELTAS[d]]
+                score = (2, saved, -own[x])
             elif action < GUARD_ACTIONS + 2 * NUM_CROSS:
                 rank = wanted.get((action - GUARD_ACTIONS) % NUM_CROSS)
                 score = (1, -rank, 0) if rank is not None else (0, 0, 0)

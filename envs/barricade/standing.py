@@ -30,6 +30,7 @@ from envs.barricade.engine import (
     OPP_BASE,
     OUT,
     SCORE_VALUES,
+    STATION_KIND,
     WIDTH,
     cell,
     coords,
@@ -46,6 +47,13 @@ GOAL_LINE = (LINES, 1)
 LINE_STATIONS = {line: [cell(line, f) for f in range(1, 8)] for line in range(1, LINES + 1)}
 """The stations of each line, files a-g: the same in every variant, so a ``Projection`` (the
 ``evaluate`` hook builds one per search leaf) has nothing to build."""
+
+LINES_FROM_GOAL = tuple(
+    tuple(LINE_STATIONS[line] for line in (range(LINES, 0, -1) if p == 0 else range(1, LINES + 1)))
+    for p in range(2))
+"""Each player's lines in the order its distance sweep takes them: its goal line first."""
+
+GRID_CELLS = len(STATION_KIND)
 
 
 class Projection:
@@ -69,32 +77,29 @@ class Projection:
                        if x >= 0 and coords(x)[0] == outer_line)
         return blocked
 
-    def field(self, state, player: int) -> dict[int, int]:
-        """Steps from each station to a free goal for ``player``'s Scouts (missing: none)."""
+    def field(self, state, player: int) -> list[int]:
+        """Steps from each station (a grid cell) to a free goal for ``player``'s Scouts,
+        :data:`UNREACHABLE` where there is none."""
         occ = state.occ
         blocked = self._blocked(state, player)
         forward = DELTAS[FORWARD[player]]
-        goal_line = GOAL_LINE[player]
-        order = range(goal_line, 0, -1) if player == 0 else range(goal_line, LINES + 1)
-        dist: dict[int, int] = {}
-        for line in order:
-            row = [x for x in LINE_STATIONS[line] if occ[x] != 2 and x not in blocked]
-            if line == goal_line:
-                for x in row:
-                    dist[x] = 0
-                continue
+        dist = [UNREACHABLE] * GRID_CELLS
+        lines = LINES_FROM_GOAL[player]
+        for x in lines[0]:
+            if occ[x] != 2 and x not in blocked:
+                dist[x] = 0
+        for stations in lines[1:]:
+            row = [x for x in stations if occ[x] != 2 and x not in blocked]
             for x in row:
-                ahead = dist.get(x + forward)
-                if ahead is not None:
+                ahead = dist[x + forward]
+                if ahead < UNREACHABLE:
                     dist[x] = ahead + 1
             for x in row:  # sideways, left to right then right to left
-                left = dist.get(x - 1)
-                if left is not None and left + 1 < dist.get(x, UNREACHABLE):
-                    dist[x] = left + 1
+                if dist[x - 1] + 1 < dist[x]:
+                    dist[x] = dist[x - 1] + 1
             for x in reversed(row):
-                right = dist.get(x + 1)
-                if right is not None and right + 1 < dist.get(x, UNREACHABLE):
-                    dist[x] = right + 1
+                if dist[x + 1] + 1 < dist[x]:
+                    dist[x] = dist[x + 1] + 1
         return dist
 
     def scouts_in_play(self, state, player: int) -> list[int]:
@@ -134,7 +139,7 @@ class Projection:
             scouts = self.scouts_in_play(state, p)
             alive = [x for x in scouts if not (intercept and self._doomed(state, p, x))]
             lost.append(len(alive) < len(scouts) or OUT in state.scouts[3 * p: 3 * p + 3])
-            distances = sorted(fields[p].get(x, UNREACHABLE) for x in alive)
+            distances = sorted(fields[p][x] for x in alive)
             total, when = 0, []
             for d in distances:
                 total += d
