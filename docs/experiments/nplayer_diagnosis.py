@@ -10,7 +10,9 @@ One agent (the network) against copies of ``--opponent`` (default ``heuristic``)
 seat, seats rotated, as the evaluation targets are measured. Printed as markdown tables:
 
 1. Strength: win share of the network alone (its policy, ``sims=0``) and of the network with a
-   noise-free search of ``--sims`` simulations, each with its 95% Wilson interval of wins.
+   noise-free search of ``--sims`` simulations, each with its 95% Wilson interval of wins; with
+   ``--uniform-priors`` also that search with every legal move's prior equal (the network's
+   values kept, its policy ignored: does the policy help the search or mislead it?).
 2. Value calibration: on every decision position of the network-alone games, the network's value
    of each seat turned into a predicted win share (returns are affine in the win share: a sole
    winner +1, the rest -1/(n-1), so share = (value + 1/(n-1)) * (n-1)/n), against the share that
@@ -41,6 +43,7 @@ import yaml
 
 import envs
 from agents import make_agent
+from arena.backends import Venue
 from arena.match import play_match
 from arena.records import replay
 from arena.stats import wilson_interval
@@ -59,9 +62,17 @@ def with_options(spec: str, options: str) -> str:
     return f"{spec}:{options}"
 
 
-def play(env_config, spec, opponent, n, games, seed, workers):
+def uniform_priors(evaluate):
+    """``evaluate`` with every logit 0: the search's priors uniform over the legal moves."""
+    def flat(states):
+        logits, values = evaluate(states)
+        return np.zeros_like(logits), values
+    return flat
+
+
+def play(env_config, spec, opponent, n, games, seed, venue):
     lineup = [spec] + [opponent] * (n - 1)
-    result = play_match(env_config, lineup, games, seed, workers=workers, record=True)
+    result = play_match(env_config, lineup, games, seed, record=True, venue=venue)
     return result, result.summaries[0]
 
 
@@ -217,6 +228,8 @@ def main() -> None:
     parser.add_argument("--sims", type=int, default=200)
     parser.add_argument("--search-options", default="",
                         help="more options of the searched agent, e.g. game_value_weight=0.5")
+    parser.add_argument("--uniform-priors", action="store_true",
+                        help="also play the search with uniform priors (in one process)")
     parser.add_argument("--positions", type=int, default=400)
     parser.add_argument("--seed", type=int, default=12346)
     parser.add_argument("--workers", type=int, default=2)
@@ -228,14 +241,22 @@ def main() -> None:
     alone_spec = with_options(args.spec, "sims=0")
     searched_spec = with_options(args.spec, ",".join(filter(None, [f"sims={args.sims}",
                                                                   args.search_options])))
+    venue = Venue(workers=args.workers)
     alone, alone_summary = play(env_config, alone_spec, args.opponent, n, args.games,
-                                   args.seed, args.workers)
+                                args.seed, venue)
     _, searched_summary = play(env_config, searched_spec, args.opponent, n, args.games,
-                                  args.seed, args.workers)
+                               args.seed, venue)
     print(f"## {args.spec}: {game.name}, {n} players, against {args.opponent}, "
           f"{args.games} games (seed {args.seed})\n")
-    strength_table([(f"`{alone_spec}` (the network alone)", alone_summary),
-                    (f"`{searched_spec}`", searched_summary)])
+    strength = [(f"`{alone_spec}` (the network alone)", alone_summary),
+                (f"`{searched_spec}`", searched_summary)]
+    if args.uniform_priors:
+        flat = make_agent(searched_spec, game)
+        flat.evaluate = uniform_priors(flat.evaluate)  # forks (one per game) share it
+        _, flat_summary = play(env_config, flat, args.opponent, n, args.games, args.seed,
+                               Venue(batch_games=16))
+        strength.append((f"`{searched_spec}`, uniform priors", flat_summary))
+    strength_table(strength)
     rows = positions(alone, alone_spec)
     values = evaluate_values(network.evaluate, [r[0] for r in rows])
     calibration_tables(rows, values, game)
