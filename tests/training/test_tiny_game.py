@@ -71,3 +71,14 @@ def test_it_trains_end_to_end(tmp_path, algo):
     agent = checkpoint_agent(result.checkpoint)  # the trained agent plays the game
     state = envs.make_game(ENV).new_initial_state()
     assert state.legal_actions_mask()[agent.act(state)]
+
+
+def test_a_play_leaf_mix_needs_a_game_with_an_evaluation(tmp_path):
+    with initialize_config_dir(config_dir=str(ROOT / "configs"), version_base="1.3"):
+        cfg = compose("config", overrides=[*ALGOS["alphazero"], *COMMON,
+                                           "algo.play_game_value_weight=0.5",
+                                           f"logger.dir={tmp_path}"])
+    cfg.env = OmegaConf.create(ENV)  # tiny_race has no evaluate hook
+    with pytest.raises(ValueError, match="algo.play_game_value_weight needs a game with an "
+                                         "evaluate hook"):
+        run(cfg, tmp_path / "run")

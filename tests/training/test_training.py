@@ -541,6 +541,17 @@ def test_every_game_trains_and_its_checkpoint_plays(tmp_path, env):
     assert state.legal_actions_mask()[agent.act(state)]
 
 
+def test_the_trained_agent_plays_with_its_own_leaf_mix_and_self_play_keeps_the_searchs(
+        tmp_path):
+    overrides = [*SMOKE, "env=barricade", "env.max_turns=20", "algo.search.game_value_weight=0.5",
+                 "algo.play_game_value_weight=0", "algo.eval.simulations=4"]
+    result = run(compose_config(tmp_path, overrides), tmp_path / "run", overrides=overrides)
+    payload = load_checkpoint(result.checkpoint)
+    assert payload["config"]["algo"]["search"]["game_value_weight"] == 0.5  # self-play's
+    assert payload["acting"]["search"]["game_value_weight"] == 0.0  # the agent's
+    assert checkpoint_agent(result.checkpoint).acting.search.game_value_weight == 0.0
+
+
 def test_barricade_cut_games_are_adjudicated_by_placed_scouts_and_progress():
     from envs import barricade
 

@@ -15,7 +15,7 @@ step for step.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Annotated
 
 import numpy as np
@@ -95,6 +95,11 @@ class AlphaZeroConfig(LoopConfig):
     # between two squares of nearly equal value until the turn limit
     eval: TrainingEvalConfig = field(default_factory=lambda: TrainingEvalConfig(
         final_opponents=("random",), temperature=0.5))
+    # the leaf mix of the trained agent's own search (evaluations, the checkpoint's `acting`,
+    # exports and the zoo): null = search.game_value_weight, the self-play search's. A game's
+    # standing can help self-play while the value head knows little, then hold the trained
+    # agent back (Barricade: docs/experiments/strength.md)
+    play_game_value_weight: Annotated[float, "0..1"] | None = None
 
     def __post_init__(self):
         super().__post_init__()
@@ -186,9 +191,11 @@ class AlphaZero(NetworkAlgorithm):
         algo = self.algo
         self.outcomes = Outcomes(self.game, algo.rewards)  # a bad config fails here
         self.hooks = envs.game_hooks(self.game)
-        if algo.search.game_value_weight and self.hooks.evaluate is None:
-            raise ValueError(f"algo.search.game_value_weight needs a game with an evaluate hook; "
-                             f"{self.game.name!r} has none")
+        for key, weight in (("search.game_value_weight", algo.search.game_value_weight),
+                            ("play_game_value_weight", algo.play_game_value_weight)):
+            if weight and self.hooks.evaluate is None:
+                raise ValueError(f"algo.{key} needs a game with an evaluate hook; "
+                                 f"{self.game.name!r} has none")
         augment = (augmenter(symmetries(self.game, self.encoder)) if algo.learner.augment
                    else None)
         self.learner = Learner(self.learning.trained, algo.learner, augment)
@@ -205,7 +212,10 @@ class AlphaZero(NetworkAlgorithm):
     # -- what a checkpoint holds -----------------------------------------------------------
 
     def acting(self) -> Acting:
-        return Acting(self.algo.eval.simulations, self.algo.eval.temperature, self.algo.search)
+        algo = self.algo
+        search = algo.search if algo.play_game_value_weight is None else replace(
+            algo.search, game_value_weight=algo.play_game_value_weight)
+        return Acting(algo.eval.simulations, algo.eval.temperature, search)
 
     def state_dict(self) -> dict:
         return {"learner": self.learner.state_dict(), "rng": numpy_rng_state(self.rng),
