@@ -175,3 +175,15 @@ def test_zoo_entries_install_with_the_project():
     patterns = setuptools["package-data"]["zoo"]
     for file in (zoo.POLICY_FILE, zoo.METADATA_FILE):
         assert any(fnmatch(f"nobles_2p/{file}", p) for p in patterns)
+
+
+@pytest.mark.parametrize("name", zoo.names())
+def test_a_shipped_entry_plays_as_its_metadata_says(name):
+    """metadata.json's ``policy`` is what users read (and results.md shows); the agent plays by
+    the policy inside ``policy.onnx``: the two must not drift apart."""
+    from agents.network import Acting
+
+    assert os.environ.get(ZOO_ENV) is None
+    entry = zoo.metadata(name)
+    agent = make_agent(f"zoo:{name}", envs.make_game(entry["env_config"]))
+    assert agent.acting == Acting.from_dict(entry["policy"], f"zoo {name}: policy")
