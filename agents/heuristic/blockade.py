@@ -36,6 +36,7 @@ from agents.heuristic import ScoredChoice, ranked, successors
 from envs.blockade import paths
 from envs.blockade.distances import DIRECTIONS, bfs_layers, state_masks
 from envs.blockade.engine import MOVE_OFFSETS, NUM_MOVE_ACTIONS
+from envs.blockade.hooks import turn_leads
 
 TRAPPED = 100
 """Steps a player walled in for good is charged (beyond any real distance)."""
@@ -45,8 +46,6 @@ CORRIDOR_CUT = 0.25
 """Steps a wall is charged for cutting a player's corridor without lengthening its race."""
 THREAT_CHECKS = 4
 """Pawn moves (the best by race) checked against the most damaging answering wall."""
-TURN_SCALE = 3.0
-"""Turns of lead that make an evaluation of tanh(1) ~ 0.76."""
 
 MCTS_DEFAULTS = {"exploration": 0.7, "rollout_depth": 4, "widening": 2.0,
                  "widening_exponent": 0.5}
@@ -176,25 +175,8 @@ class Heuristic(ScoredChoice):
         if state.is_terminal():
             return state.returns().tolist()
         masks = self.masks(state)
-        n, to_move = self.n, state.to_move
-        remaining = self.game.max_turns - state.turn
-        effective = []
-        for p in range(n):
-            # Turns by other players before p moves again, then p's own turns, in game turns.
-            before = (p - to_move) % n if state.phase == 0 else (p - to_move - 1) % n
-            turns = self.race(masks, state.pawns, p)[0]
-            finish = before + 1 + (turns - 1) * n if turns < TRAPPED else math.inf
-            effective.append(finish if finish <= remaining else math.inf)
-        values = []
-        for p in range(n):
-            rival = min(effective[q] for q in range(n) if q != p)
-            if effective[p] == rival:  # both inf, or an exact tie
-                values.append(0.0)
-            else:
-                lead = (rival - effective[p]) / n
-                values.append(math.tanh(lead / TURN_SCALE) if math.isfinite(lead)
-                              else math.copysign(1.0, lead))
-        return values
+        turns = [self.race(masks, state.pawns, p)[0] for p in range(self.n)]
+        return turn_leads(state, [math.inf if t >= TRAPPED else t for t in turns])
 
     # ----- choices (choose: ScoredChoice) -----
     def order(self, state, actions: list[int]) -> list[int]:

@@ -1,5 +1,6 @@
-"""Blockade's hooks (:class:`envs.core.Hooks`): the race lead, the decisions it still lasts,
-the transpose symmetry of square 2-player boards and the goal-distance planes.
+"""Blockade's hooks (:class:`envs.core.Hooks`): the race lead, the race counted in turns for
+search leaves, the decisions it still lasts, the transpose symmetry of square 2-player boards
+and the goal-distance planes.
 
 Under the seed rule (``win_condition: both``) random play never reaches a win before the turn
 limit, so games cut short are scored by the race: ``D_i`` is player i's walking distance to
@@ -8,6 +9,8 @@ its win condition (:func:`envs.blockade.distances.race_distances`) and its value
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -20,6 +23,48 @@ from envs.core import Hooks, Symmetry, margins
 def adjudicate(state, scale: float) -> np.ndarray:
     """Every player's race lead: tanh of its closest rival's distance minus its own."""
     return margins(-race_distances(state), scale)
+
+
+TURN_SCALE = 3.0
+"""Turns of lead that make a race evaluation of tanh(1) ~ 0.76."""
+
+
+def turn_leads(state, turns: list[float]) -> list[float]:
+    """Every player's prospects from the turns each still needs to finish (``math.inf``: never):
+    when each would finish, counted in single turns from now with the turn order (who moves
+    first gets there first), against the first of its rivals to finish; tanh of the lead in
+    rounds over :data:`TURN_SCALE`, +-1 when only one of the two can finish before the turn
+    limit. The race evaluation of :func:`evaluate` and of the heuristic."""
+    n, to_move = state.game.num_players, state.to_move
+    remaining = state.game.max_turns - state.turn
+    finish = []
+    for p in range(n):
+        # Turns of the others before p moves again (a player placing its wall has moved).
+        before = (p - to_move) % n if state.phase == 0 else (p - to_move - 1) % n
+        done = before + 1 + (turns[p] - 1) * n
+        finish.append(done if done <= remaining else math.inf)
+    values = []
+    for p in range(n):
+        rival = min(finish[q] for q in range(n) if q != p)
+        if finish[p] == rival:  # both never, or an exact tie
+            values.append(0.0)
+        else:
+            lead = (rival - finish[p]) / n
+            values.append(math.tanh(lead / TURN_SCALE) if math.isfinite(lead)
+                          else math.copysign(1.0, lead))
+    return values
+
+
+def evaluate(state) -> np.ndarray:
+    """Every player's prospects by the race in turns (:func:`turn_leads`), each walking its
+    shortest path two steps a turn, other pawns ignored: the heuristic's evaluation without its
+    detours around pawns, cheap enough for every search leaf."""
+    if state.is_terminal():
+        return np.asarray(state.returns(), dtype=np.float64)
+    d = race_distances(state)
+    cells = state.game.num_cells
+    turns = [math.inf if x >= cells else (x + 1) // 2 for x in d]
+    return np.asarray(turn_leads(state, turns), dtype=np.float64)
 
 
 def decisions_left(state) -> float:
@@ -75,6 +120,7 @@ def symmetries(game, encoder) -> list[Symmetry]:
     return [Symmetry("transpose", planes, True, False, actions)]
 
 
-HOOKS = Hooks(adjudicate=adjudicate, potential=RaceLead, decisions_left=decisions_left,
-              symmetries=symmetries, features=FEATURES, auto_features=("goal_steps",),
+HOOKS = Hooks(adjudicate=adjudicate, evaluate=evaluate, potential=RaceLead,
+              decisions_left=decisions_left, symmetries=symmetries, features=FEATURES,
+              auto_features=("goal_steps",),
               encoder_versions={"blockade": 1, "goal_steps": 1, "race_steps": 1})
