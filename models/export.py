@@ -27,6 +27,7 @@ import os
 import shlex
 import tempfile
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -56,8 +57,9 @@ FORMATS = ("onnx", "torchscript", "both")
 class ExportConfig:
     """``export.py``'s settings (docs/export.md)."""
 
-    # the checkpoint to export (train.py's checkpoints/last.pt)
-    checkpoint: str
+    # the checkpoint to export (train.py's checkpoints/last.pt); null only with zoo=NAME and
+    # play: then the existing zoo entry NAME keeps its network and plays as `play` says
+    checkpoint: str | None = None
     # onnx | torchscript | both: which kinds of files to write (each kind holds two graphs: the
     # network, and the masked greedy policy)
     format: str = "both"
@@ -81,8 +83,19 @@ class ExportConfig:
     # says their fields); null = the run's final evaluation (final_evaluation.json in its
     # folder), one record per opponent
     figures: list[dict] | None = None
+    # how the exported policy plays unless an agent spec says otherwise: agent spec options
+    # (sims, temperature, any search setting, e.g. {game_value_weight: 0}) over the run's own
+    # (the checkpoint's `acting`); null = the run's. export.py checks and applies them
+    play: dict | None = None
 
     def __post_init__(self):
+        if self.checkpoint is None and (self.zoo is None or not self.play):
+            raise ValueError("which checkpoint? python export.py checkpoint=PATH (or, to change "
+                             "how a zoo entry plays: python export.py zoo=NAME "
+                             "'play={game_value_weight: 0}')")
+        if self.checkpoint is None and self.figures is not None:
+            raise ValueError("figures come with a new zoo entry (checkpoint=PATH zoo=NAME); "
+                             "add later figures to the entry's metadata.json")
         if self.zoo is not None and (self.out_dir is not None or self.name is not None):
             raise ValueError("zoo=NAME writes zoo/NAME/policy.onnx and metadata.json: drop "
                              "out_dir and name")
@@ -289,7 +302,12 @@ class Prepared:
     metadata: dict
 
 
-def prepare(config: ExportConfig) -> Prepared:
+PolicyChange = Callable[[dict], dict]
+"""Maps the ``policy`` metadata (an ``Acting`` as a dict) to the one the files get: what
+export.py makes of ``ExportConfig.play`` (the agents that check it are a layer above)."""
+
+
+def prepare(config: ExportConfig, play: PolicyChange | None = None) -> Prepared:
     checkpoint = Path(config.checkpoint)
     payload = load_checkpoint(checkpoint)
     game = envs.make_game(payload["env_config"])
@@ -300,16 +318,18 @@ def prepare(config: ExportConfig) -> Prepared:
     example = example_inputs(encoder, states)
     metadata = build_metadata(payload, checkpoint, game, encoder, maps, net, states, example,
                               config.opset)
+    if play is not None:
+        metadata["policy"] = play(metadata["policy"])
     return Prepared(checkpoint, payload, game, net, GreedyPolicy(net, maps).eval(), example,
                     metadata)
 
 
-def export_checkpoint(config: ExportConfig) -> dict[str, Path]:
+def export_checkpoint(config: ExportConfig, play: PolicyChange | None = None) -> dict[str, Path]:
     """Write the files ``config`` asks for; returns them by kind (``network.onnx``,
     ``greedy.onnx``, ``network.torchscript``, ``greedy.torchscript``, ``metadata``). Nothing is
     written before every file is ready, so a bad checkpoint (a
     :class:`models.checkpoint.CheckpointError`) or a failed export leaves no files."""
-    prepared = prepare(config)
+    prepared = prepare(config, play)
     checkpoint, game, net = prepared.checkpoint, prepared.game, prepared.net
     greedy, example, metadata = prepared.greedy, prepared.example, prepared.metadata
     name = config.name or f"{game.name}_{game.num_players}p"

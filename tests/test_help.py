@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
     ("evaluate.py", ["eval: default", "schedule=round_robin", "agents=['heuristic', 'random']"],
      ["algo: ", "experiment: "]),
     ("play.py", ["env: barricade", "ui=terminal", "web.max_games="], ["algo: ", "eval: "]),
-    ("export.py", ["checkpoint=(required)", "opset="], ["Config groups", "algo: "]),
+    ("export.py", ["checkpoint=None", "play=None", "opset="], ["Config groups", "algo: "]),
 ])
 def test_help_lists_what_the_script_reads(tmp_path, script, shown, absent):
     done = subprocess.run([sys.executable, str(ROOT / script), "--help"], cwd=tmp_path,

@@ -152,20 +152,45 @@ def entry_metadata(name: str, prepared, figures: list[dict] | None) -> dict:
     }
 
 
-def add(config) -> dict[str, Path]:
+def add(config, play=None) -> dict[str, Path]:
     """Write the zoo entry ``config.zoo`` (an :class:`models.export.ExportConfig`):
     ``policy.onnx`` and ``metadata.json`` in a new folder of the zoo (an existing one is an
-    error: remove it to replace the agent). Needs torch (it exports the checkpoint)."""
+    error: remove it to replace the agent); ``play`` changes the run's ``policy`` as in
+    :func:`models.export.prepare`. Needs torch (it exports the checkpoint)."""
     from models.export import onnx_bytes, onnx_models, prepare, write_atomically
 
     folder = root() / check_name(config.zoo)
     if folder.exists():
         raise ValueError(f"zoo agent {config.zoo!r} exists already ({folder}); remove that "
                          "folder to replace it, or choose another name")
-    prepared = prepare(config)
+    prepared = prepare(config, play)
     network = onnx_models(prepared.greedy, prepared.example, config.opset)["network"]
     policy = onnx_bytes(network, {**prepared.metadata, "graph": "network"})
     entry = json.dumps(entry_metadata(config.zoo, prepared, config.figures), indent=1).encode()
     folder.mkdir(parents=True)
     return {"policy": write_atomically(folder / POLICY_FILE, policy),
             "metadata": write_atomically(folder / METADATA_FILE, entry)}
+
+
+def change_policy(name: str, play) -> dict[str, Path]:
+    """Change how the zoo agent ``name`` plays by default and keep its network: ``play`` maps the
+    ``policy`` inside its ``policy.onnx`` (what ``zoo:NAME`` plays by) to the new one, which
+    replaces it there and in ``metadata.json`` (a copy for readers). Nothing is written when
+    ``play`` refuses the change. Needs torch (:mod:`models.export` writes the file)."""
+    import onnx
+
+    from models.export import onnx_bytes, write_atomically
+    from models.policy_file import METADATA_KEY
+
+    entry = metadata(name)
+    path = root() / name / entry.get("files", {}).get("policy", POLICY_FILE)
+    try:
+        model = onnx.load(path)
+        exported = json.loads({p.key: p.value for p in model.metadata_props}[METADATA_KEY])
+    except Exception as error:  # a missing, truncated or foreign file: whatever onnx raises
+        raise ValueError(f"zoo agent {name!r}: cannot read the policy in {path} ({error!r})") \
+            from None
+    exported["policy"] = entry["policy"] = play(exported["policy"])
+    return {"policy": write_atomically(path, onnx_bytes(model, exported)),
+            "metadata": write_atomically(root() / name / METADATA_FILE,
+                                         json.dumps(entry, indent=1).encode())}

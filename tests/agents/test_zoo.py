@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from fnmatch import fnmatch
@@ -125,6 +126,49 @@ def test_a_zoo_agent_plays_through_any_agent_spec(in_zoo):
     assert agent.acting.simulations == 2
     result = play_match(NOBLES, [agent, "random"], 2, seed=0)
     assert len(result.games) == 2 and all(g.moves[0] > 0 for g in result.games)
+
+
+def test_how_an_entry_plays_is_set_by_export_and_changed_without_a_checkpoint(zoo_root, tmp_path,
+                                                                            monkeypatch):
+    """``play={...}`` sets the policy a new entry plays by; ``zoo=NAME play={...}`` alone changes
+    an existing entry's: the policy inside policy.onnx (what the agent reads) and
+    metadata.json's copy together, the network and the rest of the metadata kept. A wrong
+    option is one line and leaves the files as they were."""
+    import onnx
+
+    from agents.network import Acting
+
+    root = tmp_path / "zoo"
+    shutil.copytree(zoo_root, root)
+    monkeypatch.setenv(ZOO_ENV, str(root))
+    folder, game = root / "nobles_2p", envs.make_game(NOBLES)
+    before = zoo.metadata("nobles_2p")
+    graph = onnx.load(folder / zoo.POLICY_FILE).graph
+    done = export_cli("zoo=nobles_2p", "play={sims: 3, temperature: 0, game_value_weight: 0.5}",
+                      zoo_root=root)
+    assert done.returncode == 0, done.stderr
+    entry = zoo.metadata("nobles_2p")
+    acting = make_agent("zoo:nobles_2p", game).acting
+    assert (acting.simulations, acting.temperature, acting.search.game_value_weight) == (3, 0, 0.5)
+    assert acting == Acting.from_dict(entry["policy"], "metadata.json")
+    assert {k: v for k, v in entry.items() if k != "policy"} == {
+        k: v for k, v in before.items() if k != "policy"}
+    assert onnx.load(folder / zoo.POLICY_FILE).graph == graph
+
+    files = {p.name: p.read_bytes() for p in folder.iterdir()}
+    done = export_cli("zoo=nobles_2p", "play={temprature: 0}", zoo_root=root)
+    assert done.returncode == 2 and done.stderr.strip().splitlines() == [
+        "error: unknown play agent option(s) temprature; valid: sims, simulations, temperature, "
+        "c_puct, chance, dirichlet_concentration, dirichlet_share, fpu_reduction, "
+        "game_value_weight, gumbel_c_scale, gumbel_c_visit, gumbel_considered, root"]
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == files
+
+    checkpoint = tiny_checkpoint(tmp_path / "run" / "checkpoints" / "last.pt", NOBLES)
+    done = export_cli(f"checkpoint={checkpoint}", "zoo=nobles_2p_fast", "play={sims: 2}",
+                      zoo_root=root)
+    assert done.returncode == 0, done.stderr
+    assert make_agent("zoo:nobles_2p_fast", game).acting.simulations == 2
+    assert zoo.metadata("nobles_2p_fast")["policy"]["simulations"] == 2
 
 
 def test_evaluate_and_play_take_zoo_agents(in_zoo, tmp_path):
