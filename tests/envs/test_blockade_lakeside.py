@@ -387,3 +387,48 @@ def test_three_and_four_player_open_path_games_end_with_a_winner_under_random_pl
         returns = state.returns()
         assert not state.is_truncated()
         assert sorted(returns) == pytest.approx([-1 / (num_players - 1)] * (num_players - 1) + [1])
+
+
+# ----- the evaluate hook (search leaves): the race counted in turns -----
+OPEN_3P = {"name": "blockade", "num_players": 3, "win_condition": "any", "path_rule": "open",
+           "jumps": True}
+
+
+def test_the_race_in_turns_favours_whoever_gets_there_first():
+    """Three equal races from the corners: the seat to move finishes a turn before the next and
+    two before the last (leads of 1/3 and 2/3 of a round, tanh of that over 3 rounds); once
+    seat 0 has moved, seat 1 is next to move and the first to finish. Two steps nearer is a turn
+    ahead."""
+    from envs.blockade.hooks import evaluate
+
+    game = envs.make_game(OPEN_3P)
+    start = game.new_initial_state()
+    np.testing.assert_allclose(evaluate(start), np.tanh([1 / 9, -1 / 9, -2 / 9]))
+    moved = game.state_from_dict({**start.to_dict(), "phase": "wall"})
+    np.testing.assert_allclose(evaluate(moved), np.tanh([-2 / 9, 1 / 9, -1 / 9]))
+    pawns = start.to_dict()["pawns"]
+    ahead = game.state_from_dict({**start.to_dict(), "to_move": 1, "pawns": [
+        pawns[0], [[4, 6], [3, 7]], pawns[2]]})  # a pawn of seat 1 two steps nearer its goal
+    values = evaluate(ahead)
+    assert values[1] > 0 > values[0] and values.argmax() == 1
+    # 9 steps (5 turns) against 11 (6): it finishes 4 single turns before seat 2, who moves next
+    np.testing.assert_allclose(values[1], np.tanh(4 / 9))
+
+
+def test_the_race_in_turns_is_the_heuristics_evaluation_and_a_finished_game_its_returns():
+    """The heuristic plays by the same race (it also routes around pawns, which with jumps
+    seldom matters): equal on every position of these games."""
+    import random
+
+    from agents.heuristic import heuristic_for
+    from envs.blockade.hooks import evaluate
+
+    game = envs.make_game(OPEN_3P)
+    heuristic, rng = heuristic_for(game), random.Random(0)
+    state = game.new_initial_state()
+    while not state.is_terminal():
+        np.testing.assert_allclose(evaluate(state), heuristic.evaluate(state))
+        actions = state.legal_actions()
+        state.apply_action(heuristic.choose(state, rng) if rng.random() < 0.7
+                           else actions[rng.randrange(len(actions))])
+    np.testing.assert_allclose(evaluate(state), state.returns())
