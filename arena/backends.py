@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import multiprocessing
 import os
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -23,20 +24,22 @@ class Venue:
     """Where a match's games are played: with one worker in this process, ``batch_games`` at a
     time (a network agent answers the moves of all of them in one batch); with more, in
     ``workers`` processes (``backend`` processes) or as Ray tasks (``backend`` ray, on a Ray of
-    ``workers`` CPUs here or the cluster at ``ray_address``). The games are the same anywhere."""
+    ``workers`` CPUs here or the cluster at ``ray_address``), each process running its network
+    agents on ``torch_threads`` threads. The games are the same anywhere."""
 
     workers: int = 1
     batch_games: int = 1
     backend: str = "processes"
     ray_address: str | None = None
+    torch_threads: int = 1
 
     def __post_init__(self):
         if self.backend not in BACKENDS:
             raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got "
                              f"{self.backend!r}")
-        if self.workers < 1 or self.batch_games < 1:
-            raise ValueError(f"workers and batch_games must be at least 1, got {self.workers} "
-                             f"and {self.batch_games}")
+        if min(self.workers, self.batch_games, self.torch_threads) < 1:
+            raise ValueError(f"workers, batch_games and torch_threads must be at least 1, got "
+                             f"{self.workers}, {self.batch_games} and {self.torch_threads}")
 
 
 HERE = Venue()
@@ -53,6 +56,7 @@ class Task:
     index: int
     seed: int
     record: bool
+    torch_threads: int
 
 
 _PLAYERS: dict[str, tuple] = {}
@@ -68,8 +72,21 @@ def _players(env_config: dict, specs: Sequence[str], agent_options: dict) -> tup
     return _PLAYERS[key]
 
 
+def set_torch_threads(threads: int) -> None:
+    """One thread is fastest for our small nets at the evaluation's batch sizes, and several
+    spin against each other on a busy machine (25x slower per move, measured on 2 shared
+    cores, one position at a time). Only when torch is in use already: the arena itself needs
+    no torch."""
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(threads)
+
+
 def _play_task(task: Task) -> GameResult:
     game, agents = _players(task.env_config, task.specs, task.agent_options)
+    # A worker process starts with torch's default threads (one per core): with a worker per
+    # core they spin against each other (a game of 3-seat Blockade at 200 simulations took
+    # minutes instead of seconds). Set once its agents have imported torch.
+    set_torch_threads(task.torch_threads)
     n = len(task.specs)
     dice_seed, agent_seeds = game_seeds(task.seed, task.index, n)
     return play_game(game, agents, lineup_names(task.specs), task.index,
@@ -119,8 +136,8 @@ def played_elsewhere(env_config: dict, lineup: Sequence[str], agent_options: dic
                      indices: Sequence[int], seed: int, record: bool, venue: Venue):
     """The games ``indices`` of a match played by ``venue``'s backend, in game order (each
     yielded as soon as it and those before it are done)."""
-    tasks = [Task(dict(env_config), tuple(lineup), agent_options, index, seed, record)
-             for index in indices]
+    tasks = [Task(dict(env_config), tuple(lineup), agent_options, index, seed, record,
+                  venue.torch_threads) for index in indices]
     if not tasks:
         return []
     if venue.backend == "ray":

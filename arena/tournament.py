@@ -8,7 +8,6 @@ import dataclasses
 import itertools
 import json
 import math
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +28,7 @@ import envs
 from agents import make_agent
 from agents.mcts import OPTIONS as MCTS_OPTIONS
 from arena import ladder
-from arena.backends import Venue
+from arena.backends import Venue, set_torch_threads
 from arena.game import GameResult, lineup_names, options_for
 from arena.match import MatchResult, match_result, play_match
 from arena.media import best_effort, import_wandb
@@ -115,7 +114,8 @@ class EvalConfig:
         return config
 
     def venue(self) -> Venue:
-        return Venue(self.workers, self.batch_games, self.backend, self.ray_address)
+        return Venue(self.workers, self.batch_games, self.backend, self.ray_address,
+                     self.torch_threads)
 
     def check(self) -> None:
         if not self.agents:
@@ -246,15 +246,6 @@ class Evaluation:
     ratings: list
     files: dict[str, Path]
     partial: bool = False  # stopped by Ctrl-C: the games finished by then
-
-
-def set_torch_threads(threads: int) -> None:
-    """One thread is fastest for our small nets at the evaluation's batch sizes, and several
-    spin against each other on a busy machine (25x slower per move, measured on 2 shared
-    cores, one position at a time). Only when torch is in use already: the arena itself needs
-    no torch."""
-    if "torch" in sys.modules:
-        sys.modules["torch"].set_num_threads(threads)
 
 
 def run_evaluation(env_config: dict, config: EvalConfig, out_dir: Path,

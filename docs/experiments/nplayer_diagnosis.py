@@ -230,7 +230,8 @@ def main() -> None:
                         help="more options of the searched agent, e.g. game_value_weight=0.5")
     parser.add_argument("--uniform-priors", action="store_true",
                         help="also play the search with uniform priors (in one process)")
-    parser.add_argument("--positions", type=int, default=400)
+    parser.add_argument("--positions", type=int, default=400,
+                        help="decisions for the policy table; 0 = no policy table")
     parser.add_argument("--seed", type=int, default=12346)
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
@@ -260,8 +261,9 @@ def main() -> None:
     rows = positions(alone, alone_spec)
     values = evaluate_values(network.evaluate, [r[0] for r in rows])
     calibration_tables(rows, values, game)
-    policy_table(rows, make_agent(searched_spec, game), game, args.sims, args.opponent,
-                 args.positions, args.seed)
+    if args.positions:
+        policy_table(rows, make_agent(searched_spec, game), game, args.sims, args.opponent,
+                     args.positions, args.seed)
 
 
 if __name__ == "__main__":
