@@ -73,8 +73,8 @@ class EvalConfig:
     backend: str = "processes"
     # backend=ray: null = start a Ray here | auto | ray://host:port
     ray_address: str | None = None
-    # torch threads for network agents (small batches: 1 is fastest, and robust when other
-    # jobs share the cores)
+    # torch threads for network agents, in each process that plays (small batches: 1 is
+    # fastest, and robust when other jobs share the cores)
     torch_threads: Annotated[int, ">= 1"] = 1
     # games played at once per process when an agent has a network: its moves in all of them
     # go through the network in one batch; the games are the same as one at a time

@@ -126,6 +126,26 @@ class Cheater:
                     if not state.legal_actions_mask()[a])
 
 
+def test_a_worker_runs_torch_on_the_venues_threads(tmp_path):
+    """A worker process starts with torch's default threads, one per core; with a worker per
+    core those spin against each other (minutes a game instead of seconds): each game sets the
+    venue's threads once its agents have imported torch."""
+    import torch
+    from policy_files import tiny_checkpoint
+
+    from arena.backends import Task, _play_task
+
+    nobles = {"name": "nobles", "num_players": 2}
+    checkpoint = tiny_checkpoint(tmp_path / "last.pt", nobles)
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        _play_task(Task(nobles, (f"checkpoint:{checkpoint}", "random"), {}, 0, 0, False, 1))
+        assert torch.get_num_threads() == 1
+    finally:
+        torch.set_num_threads(before)
+
+
 def test_agent_instances_play_in_process_and_illegal_moves_name_the_agent():
     with pytest.raises(IllegalActionError, match="agent cheater in seat"):
         play_match(BLOCKADE, [Cheater(), "random"], 2, seed=0)
