@@ -74,6 +74,11 @@ def policy_file(name: str, game) -> Path:
                    if not envs.config_mismatch(metadata(other)["env_config"], game)]
         raise ValueError(f"zoo agent {name!r} was trained {mismatch} (zoo agents of this game: "
                          f"{', '.join(fitting) or 'none'})")
+    return entry_policy_path(name, entry)
+
+
+def entry_policy_path(name: str, entry: dict) -> Path:
+    """Where the ONNX file of the zoo agent ``name`` is, by its metadata ``entry``."""
     return root() / name / entry.get("files", {}).get("policy", POLICY_FILE)
 
 
@@ -183,7 +188,7 @@ def change_policy(name: str, play) -> dict[str, Path]:
     from models.policy_file import METADATA_KEY
 
     entry = metadata(name)
-    path = root() / name / entry.get("files", {}).get("policy", POLICY_FILE)
+    path = entry_policy_path(name, entry)
     try:
         model = onnx.load(path)
         exported = json.loads({p.key: p.value for p in model.metadata_props}[METADATA_KEY])
