@@ -100,10 +100,10 @@ def zoo_table(entries: list[dict], references: list[dict], link: str) -> list[st
         if "training" in entry:
             training, sims = entry["training"], entry["policy"]["simulations"]
             mix = entry["policy"]["search"].get("game_value_weight", 0.0) if sims else 0.0
+            leaves = f", leaf value {1 - mix:g} network + {mix:g} game evaluation" if mix else ""
             about = (f"`zoo:{entry['name']}` | {game_label(entry)} | {training['algo']}, "
                      f"{training['minutes']:.0f} min | "
-                     f"{f'{sims} simulations' if sims else 'its policy'}"
-                     f"{f', leaf value {1 - mix:g} network + {mix:g} game evaluation' if mix else ''}")
+                     f"{f'{sims} simulations' if sims else 'its policy'}{leaves}")
         else:
             about = f"`{entry['agent']}` | {game_label(entry)} | not trained | its rules"
         lines.append(f"| {about} | " + " | ".join(cells) + " |")

@@ -1,0 +1,92 @@
+"""Strength per CPU-hour: the rating of each run's periodic evaluations against the CPU-hours of
+training that preceded it, one panel per run, from the history its checkpoint keeps.
+
+    PYTHONPATH=. python docs/experiments/cpu_hour_curves.py \
+        "Nobles 2p=outputs/train/nobles/RUN" "Barricade=outputs/train/barricade/RUN" \
+        --cores 2 --out docs/images/strength_per_cpu_hour.png
+
+Each ``LABEL=RUN_DIR`` names a training run folder (``checkpoints/last.pt`` inside it). A run's
+CPU-hours are its training wall time times ``--cores`` (the cores it had to itself; a run that
+shared the machine gets less done per CPU-hour than this says). The rating is the one the run's
+learning curve shows (Elo with the run's fixed anchors, the heuristic at 0 in the recipes), with
+its 95% interval; the run's final 200-game evaluation, when it had one, is the last point.
+Prints a markdown table of the same points.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import numpy as np
+
+from models.checkpoint import load_checkpoint
+from training.curve import evaluated
+
+
+def run_points(run_dir: Path, cores: float) -> tuple[list[tuple], tuple | None, dict]:
+    """(CPU-hours, rating, low, high) at each periodic evaluation of the run, the same at its
+    final evaluation (``final_evaluation.json``; None without one), and the run's anchors."""
+    payload = load_checkpoint(run_dir / "checkpoints" / "last.pt")
+    points = [(entry["time/minutes"] * cores / 60.0, entry["eval/rating"],
+               entry["eval/rating_low"], entry["eval/rating_high"])
+              for entry in evaluated(payload["history"])]
+    final, path = None, run_dir / "final_evaluation.json"
+    if path.exists():
+        record = json.loads(path.read_text())
+        metrics = record["metrics"]
+        final = (record["minutes"] * cores / 60.0, metrics["final/rating"],
+                 metrics["final/rating_low"], metrics["final/rating_high"])
+    return points, final, payload["anchors"]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("runs", nargs="+", help="LABEL=RUN_DIR")
+    parser.add_argument("--cores", type=float, default=2.0)
+    parser.add_argument("--out", default="docs/images/strength_per_cpu_hour.png")
+    args = parser.parse_args()
+    runs = []
+    for spec in args.runs:
+        label, sep, folder = spec.partition("=")
+        if not sep:
+            parser.error(f"expected LABEL=RUN_DIR, got {spec!r}")
+        runs.append((label, *run_points(Path(folder), args.cores)))
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(1, len(runs), figsize=(4 * len(runs), 3.6), squeeze=False)
+    print("| run | CPU-hours | evaluation | rating [95% CI] |\n|---|---|---|---|")
+    for axis, (label, points, final, anchors) in zip(axes[0], runs, strict=True):
+        hours, rating, low, high = (np.array(column) for column in zip(*points, strict=True))
+        axis.fill_between(hours, low, high, alpha=0.25, label="periodic (20 games)")
+        axis.plot(hours, rating, "o-")
+        if final is not None:
+            axis.errorbar([final[0]], [final[1]], yerr=[[final[1] - final[2]],
+                                                        [final[3] - final[1]]],
+                          fmt="*", color="black", markersize=10, capsize=3, label="final")
+            axis.legend(loc="lower right", fontsize=8)
+        for name, value in anchors.items():
+            axis.axhline(value, color="grey", linestyle="--", linewidth=0.8)
+            axis.annotate(name, (0, value), xycoords=("axes fraction", "data"),
+                          xytext=(2, 2), textcoords="offset points", fontsize=8, color="grey")
+        axis.set_title(label)
+        axis.set_xlabel("CPU-hours of training")
+        axis.grid(alpha=0.3)
+        for point in points + ([final] if final else []):
+            kind = "final" if point is final else "periodic"
+            print(f"| {label} | {point[0]:.2f} | {kind} | {point[1]:.0f} [{point[2]:.0f}, "
+                  f"{point[3]:.0f}] |")
+    axes[0][0].set_ylabel("Elo (anchors fixed, 95% interval)")
+    figure.tight_layout()
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(args.out, dpi=100)
+    print(f"\nwrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
