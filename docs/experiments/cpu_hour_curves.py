@@ -38,7 +38,7 @@ def run_points(run_dir: Path, cores: float) -> tuple[list[tuple], tuple | None, 
         metrics = record["metrics"]
         final = (record["minutes"] * cores / 60.0, metrics["final/rating"],
                  metrics["final/rating_low"], metrics["final/rating_high"])
-    return points, final, payload["anchors"]
+    return points, final, payload.get("anchors", {})
 
 
 def main() -> None:

@@ -37,3 +37,37 @@ def test_a_curve_is_drawn_with_one_or_several_evaluations(tmp_path):
             assert image.format == "PNG" and min(image.size) > 100
     assert write_learning_curve(history(set()), {"random": 0.0}, tmp_path / "none.png",
                                 "test") is None
+
+
+def test_strength_per_cpu_hour_reads_a_runs_checkpoint_and_final_evaluation(tmp_path):
+    """docs/experiments/cpu_hour_curves.py: each periodic rating at its CPU-hours (minutes x
+    cores / 60), the final evaluation last, as a table and a figure."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    import torch
+    from policy_files import ROOT, tiny_checkpoint
+
+    from training.saving import save_checkpoint
+
+    path = tiny_checkpoint(tmp_path / "run" / "checkpoints" / "last.pt",
+                           {"name": "nobles", "num_players": 3})
+    payload = torch.load(path, map_location="cpu", weights_only=False)
+    save_checkpoint(path, {**payload, "history": history({2, 4}), "anchors": {"heuristic": 0.0}})
+    (tmp_path / "run" / "final_evaluation.json").write_text(json.dumps(
+        {"minutes": 12.0, "games": 200, "metrics": {"final/rating": 350.0,
+                                                    "final/rating_low": 300.0,
+                                                    "final/rating_high": 400.0}}))
+    out = tmp_path / "curves.png"
+    done = subprocess.run([sys.executable, "docs/experiments/cpu_hour_curves.py",
+                           f"Nobles 3p={tmp_path / 'run'}", "--cores", "2", "--out", str(out)],
+                          cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    rows = [line for line in done.stdout.splitlines() if line.startswith("| Nobles 3p")]
+    assert rows == ["| Nobles 3p | 0.13 | periodic | 200 [150, 250] |",
+                    "| Nobles 3p | 0.27 | periodic | 400 [350, 450] |",
+                    "| Nobles 3p | 0.40 | final | 350 [300, 400] |"]
+    assert out.stat().st_size > 1000
