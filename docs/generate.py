@@ -116,8 +116,8 @@ def provenance(name: str, record: dict) -> list[str]:
             f"{cell(record)} ({result} W-S-D-L over {record['games']} games, "
             f"`{record['agent']}` against `{record['opponent']}`); seed {record['seed']}, "
             f"commit {record['commit']}, {record['date']}"
-            + (f"; {record['note']}" if record.get("note") else ""),
-            f"  `{record['command']}`"]
+            + (f"; {record['note']}" if record.get("note") else "")
+            + f": `{record['command']}`"]
 
 
 def ladder_summaries() -> list[tuple[str, dict]]:

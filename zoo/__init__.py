@@ -110,20 +110,36 @@ def final_figure(metrics: dict, key: str, games: int) -> dict:
             "losses": games - wins - shared - draws, "score": share, "low": low, "high": high}
 
 
-def run_figures(name: str, checkpoint: Path, training: dict) -> list[dict]:
+def play_options(measured: dict, plays: dict) -> str:
+    """The agent-spec options (``sims=100,game_value_weight=0``) under which an entry that plays
+    by the policy ``plays`` plays as ``measured`` did; empty when they are the same."""
+    options = {"sims": measured["simulations"], "temperature": measured["temperature"],
+               **{k: v for k, v in measured["search"].items() if k != "simulations"}}
+    now = {"sims": plays["simulations"], "temperature": plays["temperature"],
+           **{k: v for k, v in plays["search"].items() if k != "simulations"}}
+    return ",".join(f"{key}={value}" for key, value in options.items() if now.get(key) != value)
+
+
+def run_figures(name: str, checkpoint: Path, training: dict, measured: dict,
+                plays: dict) -> list[dict]:
     """The training run's final evaluation (``final_evaluation.json`` in the run folder,
     ``<run>/checkpoints/last.pt`` -> ``<run>``) as figure records (docs/generate.py's format),
-    one per opponent; none without it."""
+    one per opponent; none without it. The run played by the policy ``measured``; where the
+    entry ``plays`` otherwise (export.py's ``play``), the records name the spec it was
+    measured at (``zoo:NAME:sims=100``), not the entry's default."""
     final = checkpoint.resolve().parent.parent / "final_evaluation.json"
     if not final.is_file():
         return []
     data = json.loads(final.read_text())
     metrics, games = data["metrics"], data["games"]
+    options = play_options(measured, plays)
+    agent = f"zoo:{name}" + (f":{options}" if options else "")
     records = []
     for opponent in data["opponents"]:
         key = f"final/{opponent}"
         records.append({
-            "measure": f"vs {opponent}", "agent": f"zoo:{name}", "opponent": opponent,
+            "measure": f"vs {opponent}" + (f", {options}" if options else ""), "agent": agent,
+            "opponent": opponent,
             **final_figure(metrics, key, games),
             "command": training["command"], "seed": data["seed"], "commit": training["commit"],
             "date": data.get("date", ""), "note": "the training run's final evaluation"})
@@ -150,7 +166,8 @@ def entry_metadata(name: str, prepared, figures: list[dict] | None) -> dict:
                     "parameters": sum(p.numel() for p in prepared.net.parameters())},
         "policy": metadata["policy"], "training": training,
         "figures": (figures if figures is not None
-                    else run_figures(name, prepared.checkpoint, training)),
+                    else run_figures(name, prepared.checkpoint, training, payload["acting"],
+                                     metadata["policy"])),
         "added": {"date": metadata["exported"]["date"], "commit": git_commit(),
                   "checkpoint": str(prepared.checkpoint)},
         "files": {"policy": POLICY_FILE},

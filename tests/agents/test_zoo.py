@@ -164,11 +164,18 @@ def test_how_an_entry_plays_is_set_by_export_and_changed_without_a_checkpoint(zo
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == files
 
     checkpoint = tiny_checkpoint(tmp_path / "run" / "checkpoints" / "last.pt", NOBLES)
+    (tmp_path / "run" / "final_evaluation.json").write_text(json.dumps(FINAL))
     done = export_cli(f"checkpoint={checkpoint}", "zoo=nobles_2p_fast", "play={sims: 2}",
                       zoo_root=root)
     assert done.returncode == 0, done.stderr
     assert make_agent("zoo:nobles_2p_fast", game).acting.simulations == 2
-    assert zoo.metadata("nobles_2p_fast")["policy"]["simulations"] == 2
+    entry = zoo.metadata("nobles_2p_fast")
+    assert entry["policy"]["simulations"] == 2
+    # The run's final evaluation played its own way (no search): its figure says so, and is
+    # not the entry's default play.
+    [figure] = entry["figures"]
+    assert (figure["measure"], figure["agent"]) == ("vs random, sims=0",
+                                                     "zoo:nobles_2p_fast:sims=0")
 
 
 def test_evaluate_and_play_take_zoo_agents(in_zoo, tmp_path):
