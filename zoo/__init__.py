@@ -113,11 +113,13 @@ def final_figure(metrics: dict, key: str, games: int) -> dict:
 def play_options(measured: dict, plays: dict) -> str:
     """The agent-spec options (``sims=100,game_value_weight=0``) under which an entry that plays
     by the policy ``plays`` plays as ``measured`` did; empty when they are the same."""
-    options = {"sims": measured["simulations"], "temperature": measured["temperature"],
-               **{k: v for k, v in measured["search"].items() if k != "simulations"}}
-    now = {"sims": plays["simulations"], "temperature": plays["temperature"],
-           **{k: v for k, v in plays["search"].items() if k != "simulations"}}
-    return ",".join(f"{key}={value}" for key, value in options.items() if now.get(key) != value)
+    def as_options(policy: dict) -> dict:
+        return {"sims": policy["simulations"], "temperature": policy["temperature"],
+                **{k: v for k, v in policy["search"].items() if k != "simulations"}}
+
+    now = as_options(plays)
+    return ",".join(f"{key}={value}" for key, value in as_options(measured).items()
+                    if now.get(key) != value)
 
 
 def run_figures(name: str, checkpoint: Path, training: dict, measured: dict,
