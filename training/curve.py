@@ -61,10 +61,7 @@ def write_learning_curve(history: list[dict], anchors: dict[str, float], path: s
     if final is not None:
         _final_point(top, final, "final/rating", "final/rating_low", "final/rating_high",
                      "black", f"final evaluation ({final['games']} games each)")
-    for name, value in anchors.items():
-        top.axhline(value, color="grey", linestyle="--", linewidth=0.8)
-        top.annotate(f"{name} ({value:.0f})", (0, value), xycoords=("axes fraction", "data"),
-                     xytext=(2, 2), textcoords="offset points", fontsize=8, color="grey")
+    draw_anchors(top, anchors)
     top.set_ylabel("Elo (Bradley-Terry, anchors fixed)")
     top.legend(loc="lower right", fontsize=8)
     top.grid(alpha=0.3)
@@ -106,6 +103,14 @@ def write_learning_curve(history: list[dict], anchors: dict[str, float], path: s
     figure.savefig(path, dpi=100)
     plt.close(figure)
     return path
+
+
+def draw_anchors(axes, anchors: dict[str, float]) -> None:
+    """Each anchor's fixed rating as a grey dashed line, labelled at the left edge."""
+    for name, value in anchors.items():
+        axes.axhline(value, color="grey", linestyle="--", linewidth=0.8)
+        axes.annotate(f"{name} ({value:.0f})", (0, value), xycoords=("axes fraction", "data"),
+                      xytext=(2, 2), textcoords="offset points", fontsize=8, color="grey")
 
 
 def _final_point(axes, final: dict, value: str, low: str, high: str, colour, label: str) -> None:

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from models.checkpoint import load_checkpoint
-from training.curve import evaluated
+from training.curve import draw_anchors, evaluated
 
 
 def run_points(run_dir: Path, cores: float) -> tuple[list[tuple], tuple | None, dict]:
@@ -70,10 +70,7 @@ def main() -> None:
                                                         [final[3] - final[1]]],
                           fmt="*", color="black", markersize=10, capsize=3, label="final")
             axis.legend(loc="lower right", fontsize=8)
-        for name, value in anchors.items():
-            axis.axhline(value, color="grey", linestyle="--", linewidth=0.8)
-            axis.annotate(name, (0, value), xycoords=("axes fraction", "data"),
-                          xytext=(2, 2), textcoords="offset points", fontsize=8, color="grey")
+        draw_anchors(axis, anchors)
         axis.set_title(label)
         axis.set_xlabel("CPU-hours of training")
         axis.grid(alpha=0.3)
