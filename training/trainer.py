@@ -104,13 +104,24 @@ class StopRequest:
 
     def _handle(self, signum, frame) -> None:
         if self.requested:
-            print("\nsecond interrupt: exiting now", file=sys.stderr, flush=True)
+            notify(sys.__stderr__, "\nsecond interrupt: exiting now\n")
             os._exit(INTERRUPTED_EXIT_CODE)
         self.requested = True
         if self.at_once:
             raise Interrupted
-        print("\ninterrupt: finishing this iteration, then writing a checkpoint "
-              "(interrupt again to quit at once)", flush=True)
+        notify(sys.__stdout__, "\ninterrupt: finishing this iteration, then writing a "
+                               "checkpoint (interrupt again to quit at once)\n")
+
+
+def notify(stream, text: str) -> None:
+    """``text`` on ``stream``'s file descriptor in one ``os.write``, as a signal handler has to
+    say things: printing through Python's buffered streams raised "reentrant call" and killed
+    the run when the signal came while the main thread was writing the console (the log tee
+    flushes every line). train.log keeps the loop's own line about the stop instead."""
+    try:
+        os.write(stream.fileno(), text.encode())
+    except (AttributeError, OSError, ValueError):  # no descriptor behind it: nothing to tell
+        pass
 
 
 def game_frames(game, actions: list[int], limit: int = 200) -> list[np.ndarray]:

@@ -19,6 +19,7 @@ from hydra import compose, initialize_config_dir
 from models.checkpoint import CheckpointError, load_checkpoint
 from training.launch import run
 from training.saving import replay_path, save_checkpoint
+from training.trainer import StopRequest
 
 ROOT = Path(__file__).resolve().parents[2]
 ALPHAZERO = ["env.rows=8", "env.cols=8", "env.max_turns=40", "model=tiny", "logger=disabled",
@@ -217,6 +218,25 @@ def test_sigterm_to_the_process_group_replaces_the_workers_and_saves(tmp_path):
     assert "a self-play worker died" in out and "Traceback" not in err, out + err
     checkpoint = load_checkpoint(tmp_path / "a" / "checkpoints" / "last.pt")
     assert 2 <= checkpoint["counters"]["iteration"] < 50
+
+
+def test_a_stop_signal_while_the_console_is_being_written_is_no_crash(monkeypatch, capfd):
+    """A SIGTERM that came while the main thread wrote the console (the log tee flushes every
+    line) once ended a run in "RuntimeError: reentrant call" from the handler's print: the
+    handler now writes its notice to the file descriptor, past Python's streams."""
+    class Busy:  # a console stream the main thread is inside of
+        def write(self, text):
+            raise RuntimeError("reentrant call inside <_io.BufferedWriter name='train.log'>")
+
+        def flush(self):
+            self.write("")
+
+    stop = StopRequest()
+    monkeypatch.setattr(sys, "stdout", Busy())
+    monkeypatch.setattr(sys, "stderr", Busy())
+    stop._handle(signal.SIGTERM, None)
+    assert stop.requested
+    assert "interrupt: finishing this iteration" in capfd.readouterr().out
 
 
 def test_ctrl_c_in_the_warm_start_says_that_nothing_was_saved(tmp_path):
