@@ -100,8 +100,8 @@ class EvalConfig:
     gif_frame_ms: int = 300
     # write ratings.png: ratings with 95% intervals (and the 2-player score heatmap)
     chart: bool = True
-    # a stopped (partial) evaluation's folder or results.json: its games are kept and only the
-    # missing ones played (same env and settings needed)
+    # a stopped (partial) evaluation's folder or results.json, or a finished one with more
+    # games= now: its games are kept and only the missing ones played (same env and settings)
     resume: str | None = None
 
     @classmethod
@@ -192,9 +192,10 @@ def resumed_games(env_config: dict, config: EvalConfig) -> dict[tuple[str, ...],
     """The games of the stopped evaluation ``config.resume`` names (its ``results.json`` or
     the folder holding it), per lineup (its names, as :func:`arena.game.lineup_names` gives
     them): every game is seeded by its number alone, so these are the games the resumed run
-    would play, and only the others need playing. The stored file must be partial, of the same
-    game and rules, and share the settings in ``RESUME_SETTINGS``; anything else is a
-    ``ValueError`` saying what differs. Empty without ``resume``."""
+    would play, and only the others need playing. The stored file must be partial or, to extend
+    a finished evaluation, have fewer games than ``config.games``; of the same game and rules;
+    and share the other settings in ``RESUME_SETTINGS``. Anything else is a ``ValueError``
+    saying what differs. Empty without ``resume``."""
     if config.resume is None:
         return {}
     if config.schedule == "ladder":  # arena/ladder.py's file: checked here, read when played
@@ -216,13 +217,15 @@ def resumed_games(env_config: dict, config: EvalConfig) -> dict[tuple[str, ...],
     except (json.JSONDecodeError, KeyError, TypeError) as error:
         raise ValueError(f"resume: {path} is not an evaluation's results.json ({error})") \
             from None
-    if not stored.get("partial"):
-        raise ValueError(f"resume: {path} holds a finished evaluation (not partial); nothing "
-                         "to resume")
+    settings = {**dataclasses.asdict(EvalConfig(agents=[])), **settings}
+    if not stored.get("partial") and config.games <= settings["games"]:
+        raise ValueError(f"resume: {path} holds a finished evaluation (not partial) of "
+                         f"{settings['games']} games; nothing to resume (a larger games= "
+                         "extends it)")
     if stored_env != env_config:
         raise ValueError(f"resume: {path} was played with env {stored_env}, not {env_config}")
-    settings = {**dataclasses.asdict(EvalConfig(agents=[])), **settings}
-    differ = [key for key in RESUME_SETTINGS if settings[key] != getattr(config, key)]
+    differ = [key for key in RESUME_SETTINGS if settings[key] != getattr(config, key)
+              and not (key == "games" and settings[key] < config.games)]
     if differ:
         raise ValueError("resume: the stopped evaluation had other " + ", ".join(
             f"{key}={settings[key]!r} (now {getattr(config, key)!r})" for key in differ))

@@ -301,6 +301,27 @@ def test_resume_plays_only_the_missing_games_and_gets_the_uninterrupted_result(t
     assert (tmp_path / "stopped" / "results.json").read_text() == stopped_text
 
 
+def test_resume_with_more_games_extends_a_finished_evaluation(tmp_path):
+    """A finished evaluation resumed with a larger ``games=`` plays only the games it lacks: the
+    result equals one run of that many games (every game is seeded by its number alone)."""
+    settings = ["env=nobles", "agents=[heuristic,random]", "chart=false"]
+    whole = evaluate(*settings, "games=6", out=tmp_path / "whole")
+    short = evaluate(*settings, "games=2", out=tmp_path / "short")
+    assert whole.returncode == 0 and short.returncode == 0, whole.stderr + short.stderr
+    run = evaluate(*settings, "games=6", f"resume={tmp_path / 'short'}", out=tmp_path / "more")
+    assert run.returncode == 0, run.stderr
+    assert "2 games played already" in run.stdout and "evaluation: 4/4 games" in run.stdout
+
+    def outcomes(folder):
+        results = json.loads((tmp_path / folder / "results.json").read_text())
+        return [{k: g[k] for k in ("lineup", "index", "seats", "returns", "turns")}
+                for g in results["games"]]
+
+    assert outcomes("more") == outcomes("whole") and len(outcomes("more")) == 6
+    fewer = evaluate(*settings, "games=1", f"resume={tmp_path / 'whole'}", out=tmp_path / "x")
+    assert fewer.returncode != 0 and "nothing to resume" in fewer.stderr, fewer.stderr
+
+
 @pytest.mark.parametrize("change, message", [
     ("seed=1", "other seed=0 (now 1)"),
     ("env.num_players=3", "was played with env"),
