@@ -4,16 +4,19 @@ agent's (``heuristic``, the reference every zoo figure is read against) in docs/
 ``references``, keyed by the agent and its game config. A record of the same measure replaces
 the old one; then ``python docs/generate.py`` renders the pages.
 
+    python docs/record.py versus EVALUATE_FOLDER --command "python evaluate.py ..." --commit C
     python docs/record.py panel EVALUATE_FOLDER --command "python evaluate.py ..." --commit C
     python docs/record.py exploiter TRAIN_FOLDER --command "python train.py ..." --commit C
     python docs/record.py ladder EVALUATE_FOLDER --name CONFIG --command "..." --commit C
 
-``panel``: a ``schedule=panel`` evaluation (results.json): one record per judged agent and panel
-member, measure ``panel vs MEMBER`` (the zoo table shows the worst). ``exploiter``: a
-``+experiment=exploit`` run (final_evaluation.json and the config in its last checkpoint): one
-record, measure ``exploiter``, for the exploited agent; its score is what the exploiter wins
-against it. ``ladder``: a finished ``schedule=ladder`` evaluation is copied to
-docs/ladders/CONFIG/ (ladder.json with the command, commit and date added; ladder.png).
+``versus``: a ``schedule=versus`` evaluation (results.json): one record per judged agent, measure
+``vs OPPONENT``, its score the win share (a shared first place counting its share) with that
+share's Wilson interval. ``panel``: a ``schedule=panel`` evaluation (results.json): one record
+per judged agent and panel member, measure ``panel vs MEMBER`` (the zoo table shows the
+worst). ``exploiter``: a ``+experiment=exploit`` run (final_evaluation.json and the config in its
+last checkpoint): one record, measure ``exploiter``, for the exploited agent; its score is what
+the exploiter wins against it. ``ladder``: a finished ``schedule=ladder`` evaluation is copied
+to docs/ladders/CONFIG/ (ladder.json with the command, commit and date added; ladder.png).
 """
 
 from __future__ import annotations
@@ -37,13 +40,39 @@ from models.checkpoint import load_checkpoint  # noqa: E402
 FIGURES = ROOT / "docs" / "figures.json"
 
 
-def panel_records(folder: Path, common: dict) -> list[tuple[str, dict, dict]]:
-    """(judged agent, its env config, record) for every judged agent and panel member."""
-    results = json.loads((folder / "results.json").read_text())
-    if results["settings"]["schedule"] != "panel":
-        raise SystemExit(f"{folder} is not a schedule=panel evaluation")
+def finished_evaluation(folder: Path, schedule: str) -> dict:
+    """The results.json of a finished ``schedule`` evaluation in ``folder``."""
+    try:
+        results = json.loads((folder / "results.json").read_text())
+    except (OSError, json.JSONDecodeError) as error:
+        raise SystemExit(f"{folder}: no evaluation results to read ({error})") from None
+    if results["settings"]["schedule"] != schedule:
+        raise SystemExit(f"{folder} is not a schedule={schedule} evaluation (it is "
+                         f"schedule={results['settings']['schedule']})")
     if results["partial"]:
         raise SystemExit(f"{folder} holds a partial evaluation: resume it first")
+    return results
+
+
+def versus_records(folder: Path, common: dict) -> list[tuple[str, dict, dict]]:
+    """(judged agent, its env config, record) for every agent of a versus evaluation."""
+    results = finished_evaluation(folder, "versus")
+    opponent = results["settings"]["opponent"]
+    out = []
+    for match in results["matches"]:
+        judged = match["agents"][0]
+        score = judged["win_share"]
+        low, high = wilson_interval(score * judged["games"], judged["games"])
+        out.append((judged["name"], results["env"], {
+            "measure": f"vs {opponent}", "agent": judged["name"], "opponent": opponent,
+            **counts(judged), "score": score, "low": low, "high": high,
+            "seed": results["settings"]["seed"], **common}))
+    return out
+
+
+def panel_records(folder: Path, common: dict) -> list[tuple[str, dict, dict]]:
+    """(judged agent, its env config, record) for every judged agent and panel member."""
+    results = finished_evaluation(folder, "panel")
     # The panel's own score (a draw 1/n, a shared first place its share), as the panel table
     # and panel.json give it, with the Wilson interval of that share.
     panel = json.loads((folder / "panel.json").read_text())
@@ -124,9 +153,13 @@ def store(agent: str, env_config: dict, record: dict) -> Path:
     return path
 
 
+RECORDS = {"versus": versus_records, "panel": panel_records, "exploiter": exploiter_records}
+"""The kinds of measurement that give figure records: kind -> its reader."""
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("kind", choices=("panel", "exploiter", "ladder"))
+    parser.add_argument("kind", choices=tuple(RECORDS) + ("ladder",))
     parser.add_argument("folder", type=Path)
     parser.add_argument("--name", help="ladder: its game config's name in docs/ladders/")
     parser.add_argument("--command", required=True, help="the command that measured it")
@@ -142,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
         target = ROOT / "docs" / "ladders" / args.name
         print(f"ladder -> {publish_ladder(args.folder, target, common)}")
         return 0
-    found = (panel_records if args.kind == "panel" else exploiter_records)(args.folder, common)
+    found = RECORDS[args.kind](args.folder, common)
     for agent, env_config, record in found:
         path = store(agent, env_config, record)
         print(f"{agent}: {record['measure']} {100 * record['score']:.1f}% -> "

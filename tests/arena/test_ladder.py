@@ -149,6 +149,31 @@ def test_the_panel_reports_each_score_the_worst_and_the_mean(tmp_path, monkeypat
     assert f"{worst:.1f}% [" in row and f"(vs `{scores['worst_member']}`, worst of 4)" in row
 
 
+def test_a_versus_evaluation_becomes_one_record_per_judged_agent(tmp_path, monkeypatch):
+    config = EvalConfig.from_dict({"agents": ["heuristic", "mcts:simulations=4"],
+                                   "schedule": "versus", "opponent": "random", "games": 4,
+                                   "chart": False})
+    evaluation = run_evaluation(NOBLES, config, tmp_path)
+    figures = tmp_path / "figures.json"
+    figures.write_text(json.dumps({"sections": []}))
+    monkeypatch.setattr(record, "FIGURES", figures)
+    for _ in range(2):  # recording again replaces the record of the same measure
+        record.main(["versus", str(tmp_path), "--command", "evaluate.py schedule=versus",
+                     "--commit", "abc"])
+    references = json.loads(figures.read_text())["references"]
+    assert [r["agent"] for r in references] == ["heuristic", "mcts:simulations=4"]
+    for reference, match in zip(references, evaluation.matches, strict=True):
+        (figure,) = reference["figures"]
+        summary = match.summaries[0]
+        assert (figure["measure"], figure["opponent"]) == ("vs random", "random")
+        assert (figure["games"], figure["wins"], figure["draws"], figure["losses"]) == (
+            4, summary.wins, summary.draws, summary.losses)
+        assert figure["low"] <= figure["score"] == summary.wins / 4 <= figure["high"]
+        assert (figure["command"], figure["commit"]) == ("evaluate.py schedule=versus", "abc")
+    with pytest.raises(SystemExit, match="is not a schedule=panel evaluation"):
+        record.main(["panel", str(tmp_path), "--command", "c", "--commit", "abc"])
+
+
 def train_config(*overrides):
     with initialize_config_dir(config_dir=str(ROOT / "configs"), version_base="1.3"):
         return compose("config", overrides=list(overrides))
