@@ -67,8 +67,9 @@ def results_table(result: MatchResult, title: str | None = None,
                   ratings: dict[str, Rating] | None = None) -> Table:
     """One row per agent of a match: its games won alone, first places shared (more than two
     players), draws (every seat equal) and losses, win rate with its 95% Wilson interval, win
-    share (shared wins split; more than two players), mean return, its rating on the one scale
-    (``ratings`` by name, from every game of the evaluation) and thinking time per move.
+    share (shared wins split; more than two players), that share by seat of the turn order, mean
+    return, its rating on the one scale (``ratings`` by name, from every game of the evaluation)
+    and thinking time per move.
     ``labels`` shorten agent names (:func:`short_labels`)."""
     labels = labels or short_labels(result.names)
     two_players = len(result.names) == 2
@@ -77,7 +78,7 @@ def results_table(result: MatchResult, title: str | None = None,
     table = Table(title=title or f"{lineup} ({games} games)", box=box.SIMPLE, pad_edge=False)
     table.add_column("agent", no_wrap=True)
     columns = ["W-D-L" if two_players else "W-S-D-L", "win% [95% CI]",
-               *([] if two_players else ["share"]), "return",
+               *([] if two_players else ["share"]), "by seat %", "return",
                *([f"{scale(ratings.values())} [95% CI]"] if ratings is not None else []), "ms/move"]
     for column in columns:
         table.add_column(column, justify="right", no_wrap=True)
@@ -88,7 +89,8 @@ def results_table(result: MatchResult, title: str | None = None,
         table.add_row(
             labels.get(s.name, s.name), record,
             f"{100 * s.win_rate:.1f} [{100 * s.win_low:.0f}, {100 * s.win_high:.0f}]",
-            *([] if two_players else [f"{s.win_share:.3f}"]), f"{s.mean_return:+.2f}",
+            *([] if two_players else [f"{s.win_share:.3f}"]),
+            "/".join(f"{100 * share:.0f}" for share in s.seat_shares), f"{s.mean_return:+.2f}",
             *rating, f"{1000 * s.seconds_per_move:.1f}")
     return table
 

@@ -56,6 +56,8 @@ def test_a_shared_first_place_is_its_own_column_not_a_win():
     assert (b.wins, b.shared, b.draws, b.losses) == (1, 1, 1, 0)
     assert (c.wins, c.shared, c.draws, c.losses) == (0, 0, 1, 2)
     assert (a.win_share, b.win_share) == pytest.approx((0.5 / 3, 1.5 / 3))
+    # by seat of the turn order: a drawn game is no share, as in win_share
+    assert (a.seat_shares, b.seat_shares, c.seat_shares) == ([0.5, 0, 0], [1, 0.5, 0], [0, 0, 0])
 
 
 def test_same_seed_same_games_and_other_seed_other_games():
