@@ -22,10 +22,16 @@ def evaluated(history: list[dict]) -> list[dict]:
 def minutes_to_iterations(history: list[dict]) -> tuple[np.ndarray, np.ndarray]:
     """The (minutes, iterations) points the top axis interpolates between: every iteration of the
     history and the run's start, so iterations before the first and after the last evaluation
-    are placed right too (the evaluated points alone would clamp there)."""
-    minutes = np.array([0.0, *[entry["time/minutes"] for entry in history]])
-    iterations = np.array([0.0, *[entry["iteration"] for entry in history]])
-    return minutes, iterations
+    are placed right too (the evaluated points alone would clamp there). Past the last iteration
+    the run's mean pace goes on: an axis whose range ends beyond the run (the margin after a
+    final evaluation) would otherwise clamp there, and matplotlib then spreads the clamped
+    range over the whole axis, every tick off by the margin."""
+    minutes = [0.0, *[entry["time/minutes"] for entry in history]]
+    iterations = [0.0, *[entry["iteration"] for entry in history]]
+    if minutes[-1] > 0:
+        minutes.append(10 * minutes[-1])
+        iterations.append(10 * iterations[-1])
+    return np.array(minutes), np.array(iterations)
 
 
 def anchor_names(points: list[dict], prefix: str = "eval/") -> list[str]:
@@ -55,9 +61,9 @@ def write_learning_curve(history: list[dict], anchors: dict[str, float], path: s
     minutes = np.array([entry["time/minutes"] for entry in points])
     figure, (top, bottom) = plt.subplots(2, 1, figsize=(8, 7), sharex=True)
     rating = [entry["eval/rating"] for entry in points]
-    top.fill_between(minutes, [e["eval/rating_low"] for e in points],
-                     [e["eval/rating_high"] for e in points], alpha=0.25, label="95% interval")
-    top.plot(minutes, rating, "o-", label="trained agent")
+    line, = top.plot(minutes, rating, "o-", label="trained agent")
+    _interval(top, minutes, rating, [e["eval/rating_low"] for e in points],
+              [e["eval/rating_high"] for e in points], line.get_color(), "95% interval")
     if final is not None:
         _final_point(top, final, "final/rating", "final/rating_low", "final/rating_high",
                      "black", f"final evaluation ({final['games']} games each)")
@@ -83,9 +89,9 @@ def write_learning_curve(history: list[dict], anchors: dict[str, float], path: s
         line, = bottom.plot(x, [e[key + WIN_RATE] for e in rows], "o-", label=f"vs {name}")
         colours[name] = line.get_color()
         if all(key + "/win_low" in e for e in rows):
-            bottom.fill_between(x, [e[key + "/win_low"] for e in rows],
-                                [e[key + "/win_high"] for e in rows], alpha=0.2,
-                                color=line.get_color())
+            _interval(bottom, x, [e[key + WIN_RATE] for e in rows],
+                      [e[key + "/win_low"] for e in rows], [e[key + "/win_high"] for e in rows],
+                      line.get_color())
     for name in anchor_names([final] if final else [], prefix="final/"):
         key = f"final/{name}"
         _final_point(bottom, final, key + WIN_RATE, key + "/win_low", key + "/win_high",
@@ -111,6 +117,16 @@ def draw_anchors(axes, anchors: dict[str, float]) -> None:
         axes.axhline(value, color="grey", linestyle="--", linewidth=0.8)
         axes.annotate(f"{name} ({value:.0f})", (0, value), xycoords=("axes fraction", "data"),
                       xytext=(2, 2), textcoords="offset points", fontsize=8, color="grey")
+
+
+def _interval(axes, x, y, low, high, colour, label: str | None = None) -> None:
+    """The 95% intervals of the points ``(x, y)``: a band between them, or an error bar where a
+    point stands alone (a band through one point has no width)."""
+    if len(x) >= 2:
+        axes.fill_between(x, low, high, alpha=0.25, color=colour, label=label)
+    elif len(x) == 1:
+        axes.errorbar(x, y, yerr=[[y[0] - low[0]], [high[0] - y[0]]], fmt="none", capsize=4,
+                      color=colour, alpha=0.6, label=label)
 
 
 def _final_point(axes, final: dict, value: str, low: str, high: str, colour, label: str) -> None:

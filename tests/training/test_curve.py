@@ -25,6 +25,29 @@ def test_the_iteration_axis_places_iterations_outside_the_evaluated_ones():
     minutes, iterations = minutes_to_iterations(history({2, 3}))
     assert np.interp([1.0, 2.0, 7.0, 10.0], minutes, iterations) == pytest.approx([0.5, 1, 3.5, 5])
     assert np.interp([1, 5], iterations, minutes) == pytest.approx([2.0, 10.0])
+    # past the run at its mean pace (a clamped axis is stretched over the margin)
+    assert np.interp([12.0, 20.0], minutes, iterations) == pytest.approx([6, 10])
+
+
+def test_the_iteration_ticks_sit_at_their_minutes_with_a_margin_after_the_run(tmp_path,
+                                                                             monkeypatch):
+    import matplotlib.pyplot as plt
+
+    drawn = []
+    monkeypatch.setattr(plt, "close", drawn.append)
+    final = {"final/rating": 300.0, "games": 200, "time/minutes": 10.0}
+    write_learning_curve(history({3}), {"random": 0.0}, tmp_path / "c.png", "t", final)
+    figure = drawn[-1]
+    top = figure.axes[0]
+    assert top.get_xlim()[1] > 11  # the margin after the run's 10 minutes
+    (iteration_axis,) = top.child_axes
+    figure.canvas.draw()
+    renderer = figure.canvas.get_renderer()
+    for label in iteration_axis.get_xticklabels():
+        if label.get_text():
+            centre = label.get_window_extent(renderer).get_points().mean(axis=0)
+            minute = top.transData.inverted().transform(centre)[0]
+            assert minute == pytest.approx(2 * float(label.get_text()), abs=0.1)
 
 
 def test_a_curve_is_drawn_with_one_or_several_evaluations(tmp_path):
@@ -37,6 +60,29 @@ def test_a_curve_is_drawn_with_one_or_several_evaluations(tmp_path):
             assert image.format == "PNG" and min(image.size) > 100
     assert write_learning_curve(history(set()), {"random": 0.0}, tmp_path / "none.png",
                                 "test") is None
+
+
+def test_a_lone_evaluation_shows_its_interval_as_an_error_bar(tmp_path, monkeypatch):
+    """A band through one point has no width: the first periodic evaluation of a long run was
+    drawn without any interval."""
+    import matplotlib.pyplot as plt
+    from matplotlib.collections import PolyCollection
+    from matplotlib.container import ErrorbarContainer
+
+    drawn = []
+    monkeypatch.setattr(plt, "close", drawn.append)
+    for evaluated_at in ({3}, {2, 4}):
+        write_learning_curve(history(evaluated_at), {"random": 0.0}, tmp_path / "c.png", "t")
+        top, bottom = drawn[-1].axes[:2]
+        for axes, (low, high) in ((top, (250, 350)), (bottom, (0.3, 0.7))):
+            bars = [c for c in axes.containers if isinstance(c, ErrorbarContainer)]
+            bands = [c for c in axes.collections if isinstance(c, PolyCollection)]
+            if len(evaluated_at) == 1:
+                assert len(bars) == 1 and not bands
+                segment = bars[0].lines[2][0].get_segments()[0]
+                assert segment[:, 1] == pytest.approx([low, high])
+            else:
+                assert len(bands) == 1 and not bars
 
 
 def test_strength_per_cpu_hour_reads_a_runs_checkpoint_and_final_evaluation(tmp_path):
