@@ -58,38 +58,36 @@ def versus_records(folder: Path, common: dict) -> list[tuple[str, dict, dict]]:
     """(judged agent, its env config, record) for every agent of a versus evaluation."""
     results = finished_evaluation(folder, "versus")
     opponent = results["settings"]["opponent"]
-    out = []
-    for match in results["matches"]:
-        judged = match["agents"][0]
-        score = judged["win_share"]
-        low, high = wilson_interval(score * judged["games"], judged["games"])
-        out.append((judged["name"], results["env"], {
-            "measure": f"vs {opponent}", "agent": judged["name"], "opponent": opponent,
-            **counts(judged), "score": score, "low": low, "high": high,
-            "seed": results["settings"]["seed"], **common}))
-    return out
+    return [judged_record(results, match, opponent, f"vs {opponent}",
+                          match["agents"][0]["win_share"], common)
+            for match in results["matches"]]
 
 
 def panel_records(folder: Path, common: dict) -> list[tuple[str, dict, dict]]:
     """(judged agent, its env config, record) for every judged agent and panel member."""
     results = finished_evaluation(folder, "panel")
     # The panel's own score (a draw 1/n, a shared first place its share), as the panel table
-    # and panel.json give it, with the Wilson interval of that share.
+    # and panel.json give it.
     panel = json.loads((folder / "panel.json").read_text())
     out = []
     for match in results["matches"]:
-        judged, member = match["agents"][0], base_name(match["lineup"][1])
-        score = panel[judged["name"]]["scores"][member]
-        low, high = wilson_interval(score * judged["games"], judged["games"])
-        out.append((judged["name"], results["env"], {
-            "measure": f"panel vs {member}", "agent": judged["name"], "opponent": member,
-            **counts(judged), "score": score, "low": low, "high": high,
-            "seed": results["settings"]["seed"], **common}))
+        judged, member = match["agents"][0]["name"], base_name(match["lineup"][1])
+        out.append(judged_record(results, match, member, f"panel vs {member}",
+                                 panel[judged]["scores"][member], common))
     return out
 
 
-def counts(summary: dict) -> dict:
-    return {key: summary[key] for key in ("games", "wins", "shared", "draws", "losses")}
+def judged_record(results: dict, match: dict, opponent: str, measure: str, score: float,
+                  common: dict) -> tuple[str, dict, dict]:
+    """(judged agent, its env config, record) of the first agent of one ``match`` of an
+    evaluation's ``results``: its game counts, ``score`` with that share's Wilson interval."""
+    judged = match["agents"][0]
+    low, high = wilson_interval(score * judged["games"], judged["games"])
+    return judged["name"], results["env"], {
+        "measure": measure, "agent": judged["name"], "opponent": opponent,
+        **{key: judged[key] for key in ("games", "wins", "shared", "draws", "losses")},
+        "score": score, "low": low, "high": high, "seed": results["settings"]["seed"],
+        **common}
 
 
 def exploiter_records(folder: Path, common: dict) -> list[tuple[str, dict, dict]]:
