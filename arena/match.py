@@ -46,9 +46,8 @@ class AgentSummary:
     seconds_per_move: float
     seat_shares: list[float] = field(default_factory=list)
     """Its win share in each seat of the turn order (seat 0 moves first), over the games it
-    sat there: in 3-4 seat games the seats differ (in 3-seat Blockade with open paths, three
-    heuristics win 27% / 56% / 17% by seat), so a share is read against the opponent's own
-    by seat."""
+    sat there: in 3-4 seat games the seats can differ several-fold (docs/evaluation.md), so a
+    share is read against the opponent's own by seat."""
 
     @property
     def win_rate(self) -> float:
