@@ -8,12 +8,15 @@ per CPU-second is what a training budget buys.
     python benchmarks/throughput.py --recipes blockade_seed --games 32 --repeats 5
 
 A variant is ``BACKEND`` or ``BACKEND+cache`` (:func:`models.inference.make_evaluator`;
-``+cache`` keeps ``search_speed.CACHE_SIZE`` outputs). Every variant plays the same seeds with
-the same weights, in interleaved repeats whose order alternates (a burst of load from other
-processes then hits all alike); each figure is the median over the repeats, and ``x torch`` is
-the ratio of medians to the first variant (``torch``: main's self-play). ``same games``: the
-share of games whose every action equals the first variant's; ``cache hits``: the share of
-evaluations the cache answered.
+``+cache`` keeps ``search_speed.CACHE_SIZE`` outputs); ``BACKEND+one-leaf`` is the search as it
+was before a Gumbel tree sent a whole halving phase's leaves to one batch (one leaf per tree a
+round): the same search, so its games are the same up to the last bits in which torch's outputs
+differ between batch sizes. Every variant plays the same seeds with the same weights, in
+interleaved repeats whose order alternates (a burst of load from other processes then hits all
+alike); each figure is the median over the repeats, and ``x torch`` is the ratio of medians to
+the first variant (``torch``: main's self-play). ``same games``: the share of games whose every
+action equals the first variant's; ``cache hits``: the share of evaluations the cache
+answered.
 
 (In a git worktree other than the one installed, prefix ``PYTHONPATH=.``: the script's own
 folder comes first on the path, so ``models`` would otherwise come from the editable install.)
@@ -22,7 +25,9 @@ folder comes first on the path, so ``models`` would otherwise come from the edit
 from __future__ import annotations
 
 import argparse
+import contextlib
 import time
+from unittest import mock
 
 import numpy as np
 import torch
@@ -32,13 +37,14 @@ from search_speed import inference_evaluator
 from selfplay_speed import recipe_config
 
 from models.nets import model_config
-from search.puct import SearchConfig
+from search.puct import SearchConfig, _GumbelRoot
 from training.alphazero.algorithm import SelfPlayFactory
 from training.alphazero.selfplay import Round, SelfPlayConfig
 from training.rewards import RewardConfig
 from typedconfig import from_mapping
 
-VARIANTS = ["torch", "torch+cache", "onnx", "onnx+cache", "auto", "onnx-int8+cache"]
+VARIANTS = ["torch", "torch+one-leaf", "torch+cache", "onnx", "onnx+cache", "auto",
+            "onnx-int8+cache"]
 
 
 def workers(recipe: str, variants: list[str], seed: int) -> dict:
@@ -54,10 +60,16 @@ def workers(recipe: str, variants: list[str], seed: int) -> dict:
         torch.manual_seed(seed)
         worker = factory()
         worker.evaluator = inference_evaluator(worker.net, worker.encoder,
-                                               worker.game.num_players, variant)
+                                               worker.game.num_players,
+                                               variant.removesuffix("+one-leaf"))
         worker.start_round(Round(worker.net.state_dict(), teacher_share=0.0))  # after the fade
         built[variant] = worker
     return built
+
+
+def one_leaf_a_round():
+    """The search before phase batching: a Gumbel tree never sends a second leaf to a batch."""
+    return mock.patch.object(_GumbelRoot, "next_is_free", lambda self, pending: False)
 
 
 def measure(recipe: str, variants: list[str], games: int, repeats: int, seed: int) -> list[dict]:
@@ -67,9 +79,11 @@ def measure(recipe: str, variants: list[str], games: int, repeats: int, seed: in
     actions = {}
     for repeat in range(repeats):
         for variant in variants if repeat % 2 == 0 else variants[::-1]:
-            start = time.process_time()
-            records = built[variant].play(seeds)
-            seconds = time.process_time() - start
+            with one_leaf_a_round() if variant.endswith("+one-leaf") else \
+                    contextlib.nullcontext():
+                start = time.process_time()
+                records = built[variant].play(seeds)
+                seconds = time.process_time() - start
             rates[variant]["pos/s"].append(sum(r.moves for r in records) / seconds)
             rates[variant]["sims/s"].append(sum(r.simulations for r in records) / seconds)
             actions[variant] = [r.actions for r in records]

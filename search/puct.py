@@ -1,9 +1,11 @@
 """PUCT Monte-Carlo tree search for 2 to 4 players and chance, batched over many trees.
 
 One search runs many independent trees at once (one per concurrent game). Each round every tree
-descends to one leaf; the leaves of all trees go to the evaluator as a single batch, so the
-network runs on batches instead of single positions. Results do not depend on which other trees
-share the batch: every tree has its own random generator.
+descends to one leaf, or with a Gumbel root to one leaf in each of several root children (the
+simulations of a sequential-halving phase, which do not depend on each other's results); the
+leaves of all trees go to the evaluator as a single batch, so the network runs on batches
+instead of single positions. Results do not depend on which other trees share the batch, nor on
+how many leaves a tree sends at once: every tree has its own random generator.
 
 - Values are vectors with one entry per player (absolute seat order). A decision node picks the
   child that maximises the value of *its* player to move (max^n), so 3 and 4 players need no
@@ -174,6 +176,11 @@ class _GumbelRoot:
         for _ in range(visits):
             self.queue.extend(int(i) for i in self.remaining)
 
+    def next_is_free(self, pending_children: set[int]) -> bool:
+        """Whether the next queued simulation goes down a child other than
+        ``pending_children`` within this phase (the next phase is chosen on all its results)."""
+        return bool(self.queue) and self.queue[0] not in pending_children
+
     def next_index(self) -> int:
         if not self.queue:
             if len(self.remaining) > 1:
@@ -235,19 +242,34 @@ class _Tree:
         self.done = 0
         self.gumbel: _GumbelRoot | None = None
 
-    def descend(self) -> tuple[Node, list] | None:
-        """Run simulations until one needs a network evaluation: (leaf, path), or None when the
-        budget is spent. Simulations that end on a terminal node are backed up on the spot."""
-        while self.done < self.simulations:
+    def descend(self) -> list[tuple[Node, list]]:
+        """Run simulations until the next one needs an evaluation that is not yet back: the
+        leaves to evaluate as ``(leaf, path)`` pairs, none when the budget is spent.
+        Simulations that end on a terminal node are backed up on the spot.
+
+        With a Gumbel root, the simulations queued for one phase of sequential halving go
+        down distinct root children in turn, and nothing below the root depends on another
+        child's subtree nor the root's choice on their results before the phase ends: so each
+        call takes them until the queue would revisit a child with a leaf still out (or the
+        phase ends), and the tree gives several leaves to one network batch with the same
+        result as one at a time. A PUCT root's choice depends on every result before it."""
+        leaves, pending_children = [], set()
+        while self.done + len(leaves) < self.simulations:
+            if leaves and not (self.gumbel is not None
+                               and self.gumbel.next_is_free(pending_children)):
+                break
             node, path = self.root, []
             while node.actions is not None:
                 index = self._select(node, is_root=not path)
                 path.append((node, index))
                 node = node.child(index, self.terminal_value)
             if node.player != TERMINAL:
-                return node, path
+                leaves.append((node, path))
+                if path:
+                    pending_children.add(path[0][1])
+                continue
             self._backup(path, node.value)
-        return None
+        return leaves
 
     def _select(self, node: Node, is_root: bool) -> int:
         if node.player == CHANCE:
@@ -337,10 +359,11 @@ def search(states: Sequence, evaluate: Evaluator, config: SearchConfig,
            game_value: GameValue | None = None) -> list[SearchResult]:
     """Search every state (each a decision node) with ``config.simulations`` simulations (or
     ``simulations[i]`` for state ``i``: playout-cap randomisation mixes budgets), one tree per
-    state, evaluating the leaves of all trees together in batches of up to
-    ``len(states)``. ``rngs[i]`` drives tree ``i`` (noise, sampled chance, Gumbel); the states
-    themselves are not modified. ``terminal_value(state)`` scores terminal nodes (default
-    ``state.returns()``; the sparse-reward remedy adjudicates truncated games here).
+    state, evaluating the leaves of all trees together (one batch a round: a leaf per tree, or
+    with a Gumbel root up to ``gumbel_considered`` per tree). ``rngs[i]`` drives tree ``i``
+    (noise, sampled chance, Gumbel); the states themselves are not modified.
+    ``terminal_value(state)`` scores terminal nodes (default ``state.returns()``; the
+    sparse-reward remedy adjudicates truncated games here).
     ``game_value(state)``: the game's own evaluation, mixed into every leaf's value with
     ``config.game_value_weight`` (needed when that weight is above 0)."""
     if len(rngs) != len(states):
@@ -362,7 +385,7 @@ def search(states: Sequence, evaluate: Evaluator, config: SearchConfig,
     gc.disable()
     try:
         while True:
-            pending = [(tree, leaf) for tree in trees if (leaf := tree.descend()) is not None]
+            pending = [(tree, leaf) for tree in trees for leaf in tree.descend()]
             if not pending:
                 break
             leaves = [node.state for _, (node, _) in pending]

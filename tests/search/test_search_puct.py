@@ -3,9 +3,9 @@ Gumbel root, and batched search agreeing with one tree at a time."""
 
 import numpy as np
 import pytest
-from tiny_games import RaceGame, TreeGame, exact_values, uniform_evaluator
+from tiny_games import RaceGame, TreeGame, exact_values, hashed_evaluator, uniform_evaluator
 
-from search.puct import SearchConfig, search
+from search.puct import SearchConfig, _GumbelRoot, search
 
 
 def rngs(n, seed=0):
@@ -142,20 +142,6 @@ def test_forced_win_in_one_prefers_sure_win_over_gamble(chance):
     assert result.q[list(result.actions).index(0)] == pytest.approx(1.0)
 
 
-def hashed_evaluator(game):
-    """Deterministic, state-dependent priors and values (unlike the uniform one)."""
-
-    def evaluate(states):
-        logits, values = [], []
-        for s in states:
-            r = np.random.default_rng(abs(hash(str(s.to_dict()))) % 2**32)
-            logits.append(r.normal(size=game.num_actions))
-            values.append(r.uniform(-1, 1, size=game.num_players))
-        return np.array(logits), np.array(values)
-
-    return evaluate
-
-
 @pytest.mark.parametrize("root", ["puct", "gumbel"])
 def test_batched_search_equals_one_tree_at_a_time(root):
     game = RaceGame(num_players=3, length=6, chance=True)
@@ -170,6 +156,37 @@ def test_batched_search_equals_one_tree_at_a_time(root):
         np.testing.assert_allclose(single.q, batched[i].q)
         np.testing.assert_allclose(single.policy, batched[i].policy)
         assert single.selected == batched[i].selected
+
+
+@pytest.mark.parametrize("chance", ["sample", "expectation"])
+@pytest.mark.parametrize("add_noise", [True, False])
+def test_gumbel_phases_batched_within_a_tree_equal_one_leaf_at_a_time(monkeypatch, chance,
+                                                                       add_noise):
+    """A Gumbel tree sends the leaves of one halving phase's simulations (distinct root
+    children) to one batch; the search must be the one that evaluates them one by one."""
+    game = RaceGame(num_players=3, length=8, chance=True)
+    states = [game.state_from_dict({"positions": p, "to_move": t})
+              for p, t in [([0, 0, 0], 0), ([2, 1, 4], 1), ([5, 3, 0], 2)]]
+    config = SearchConfig(simulations=60, root="gumbel", chance=chance, gumbel_considered=4)
+    hashed = hashed_evaluator(game)
+    sizes = []
+
+    def evaluate(leaves):
+        sizes.append(len(leaves))
+        return hashed(leaves)
+
+    batched = search(states, evaluate, config, rngs(3), add_noise=add_noise)
+    assert max(sizes) > len(states)  # several leaves of a tree in one batch
+    calls = len(sizes)
+    monkeypatch.setattr(_GumbelRoot, "next_is_free", lambda self, pending: False)
+    one_by_one = search(states, evaluate, config, rngs(3), add_noise=add_noise)
+    assert len(sizes) - calls > calls
+    for a, b in zip(batched, one_by_one, strict=True):
+        np.testing.assert_array_equal(a.visits, b.visits)
+        np.testing.assert_array_equal(a.child_values, b.child_values)
+        np.testing.assert_array_equal(a.policy, b.policy)
+        np.testing.assert_array_equal(a.value, b.value)
+        assert a.selected == b.selected
 
 
 def test_visits_count_every_simulation_after_the_root_evaluation():

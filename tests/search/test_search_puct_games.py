@@ -4,12 +4,12 @@ with uniform priors, Gumbel roots and a random network's priors."""
 import numpy as np
 import pytest
 import torch
-from tiny_games import uniform_evaluator
+from tiny_games import hashed_evaluator, uniform_evaluator
 
 from envs import barricade, blockade, nobles
 from models.evaluator import NetworkEvaluator
 from models.nets import ModelConfig, build_network
-from search.puct import SearchConfig, search
+from search.puct import SearchConfig, _GumbelRoot, search
 
 torch.set_num_threads(1)
 
@@ -95,3 +95,33 @@ def test_forced_win_in_one_is_found(name, setup):
     result = search([state], evaluate, config, rng, add_noise=(root == "gumbel"))[0]
     chosen = result.selected if root == "gumbel" else int(result.actions[np.argmax(result.visits)])
     assert wins(state, chosen), state.action_to_string(chosen)
+
+
+@pytest.mark.parametrize("name", POSITIONS)
+def test_gumbel_search_batched_within_a_tree_equals_one_leaf_at_a_time(monkeypatch, name):
+    """The leaves of a halving phase's simulations go to one batch (several per tree): on each
+    game's real moves and dice, the same search as one leaf at a time."""
+    game, _ = POSITIONS[name]()
+    rng = np.random.default_rng(3)
+    states = []
+    for _game in range(2):
+        state = game.new_initial_state()
+        for _ply in range(6 + 5 * _game):
+            if state.is_chance_node():
+                outcomes, probs = zip(*state.chance_outcomes(), strict=True)
+                state.apply_action(outcomes[rng.choice(len(outcomes), p=probs)])
+            else:
+                actions = state.legal_actions()
+                state.apply_action(actions[rng.integers(len(actions))])
+        while state.is_chance_node():
+            state.apply_action(state.chance_outcomes()[0][0])
+        states.append(state)
+    config = SearchConfig(simulations=48, root="gumbel", chance="sample", gumbel_considered=8)
+    evaluate = hashed_evaluator(game)
+    batched = search(states, evaluate, config, [np.random.default_rng(i) for i in range(2)])
+    monkeypatch.setattr(_GumbelRoot, "next_is_free", lambda self, pending: False)
+    one_by_one = search(states, evaluate, config, [np.random.default_rng(i) for i in range(2)])
+    for a, b in zip(batched, one_by_one, strict=True):
+        np.testing.assert_array_equal(a.visits, b.visits)
+        np.testing.assert_array_equal(a.child_values, b.child_values)
+        assert a.selected == b.selected
