@@ -6,6 +6,10 @@ entry plays at most a third of its time a move).
     python benchmarks/move_time.py zoo:nobles_3p zoo:nobles_3p:sims=100
     python benchmarks/move_time.py zoo:blockade_open_3p --positions 30
     python benchmarks/move_time.py heuristic --env '{"name": "barricade"}'
+    python benchmarks/move_time.py zoo:nobles_3p zoo:nobles_3p+one-leaf
+
+A spec ending in ``+one-leaf`` is that agent searching as before a Gumbel tree sent a whole
+halving phase's leaves to one batch (one leaf a round: the same moves, more network calls).
 
 The positions are decision points (more than one legal move) drawn at random from games of the
 heuristic in every seat, seeded, in the game of the first zoo agent (its rules and seat count) or
@@ -17,6 +21,7 @@ processes hits all alike.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import random
 import time
@@ -24,6 +29,7 @@ import time
 import torch
 from rich.console import Console
 from rich.table import Table
+from throughput import one_leaf_a_round
 
 import envs
 import zoo
@@ -79,7 +85,7 @@ def main() -> None:
     positions = sample_positions(game, args.positions, args.seed)
     agents = {}
     for spec in dict.fromkeys([args.peer, *args.agents]):
-        agent = make_agent(spec, game)
+        agent = make_agent(spec.removesuffix("+one-leaf"), game)
         agent.reset(game, 0, args.seed)
         agent.act(positions[0].clone())  # first-call costs (sessions, caches) do not count
         agents[spec] = agent
@@ -87,10 +93,11 @@ def main() -> None:
     half = len(positions) // 2
     for part in (positions[:half], positions[half:]):
         for spec, agent in agents.items():
-            start = time.perf_counter()
-            for state in part:
-                agent.act(state.clone())
-            seconds[spec] += time.perf_counter() - start
+            with one_leaf_a_round() if spec.endswith("+one-leaf") else contextlib.nullcontext():
+                start = time.perf_counter()
+                for state in part:
+                    agent.act(state.clone())
+                seconds[spec] += time.perf_counter() - start
     table = Table(title=f"ms per move, {config['name']} {game.num_players}p "
                         f"({', '.join(f'{k}={v}' for k, v in config.items() if k != 'name')}), "
                         f"{len(positions)} positions of heuristic games, seed {args.seed}, "
