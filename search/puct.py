@@ -247,12 +247,12 @@ class _Tree:
         leaves to evaluate as ``(leaf, path)`` pairs, none when the budget is spent.
         Simulations that end on a terminal node are backed up on the spot.
 
-        With a Gumbel root, the simulations queued for one phase of sequential halving go
-        down distinct root children in turn, and nothing below the root depends on another
-        child's subtree nor the root's choice on their results before the phase ends: so each
-        call takes them until the queue would revisit a child with a leaf still out (or the
-        phase ends), and the tree gives several leaves to one network batch with the same
-        result as one at a time. A PUCT root's choice depends on every result before it."""
+        With a Gumbel root, a phase of sequential halving queues its simulations over distinct
+        root children in turn; a simulation below one child reads only that child's subtree,
+        and the root picks the next phase's children only once the phase is over. So a call
+        takes queued simulations until the queue would revisit a child whose leaf is still out,
+        or the phase ends: several leaves for one network batch, with the same result as one at
+        a time. A PUCT root's choice depends on every result before it."""
         leaves, pending_children = [], set()
         while self.done + len(leaves) < self.simulations:
             if leaves and not (self.gumbel is not None
