@@ -4,9 +4,11 @@ with uniform priors, Gumbel roots and a random network's priors."""
 import numpy as np
 import pytest
 import torch
+from contract import play_random
 from tiny_games import hashed_evaluator, uniform_evaluator
 
 from envs import barricade, blockade, nobles
+from envs.core import sample_chance
 from models.evaluator import NetworkEvaluator
 from models.nets import ModelConfig, build_network
 from search.puct import SearchConfig, _GumbelRoot, search
@@ -104,17 +106,10 @@ def test_gumbel_search_batched_within_a_tree_equals_one_leaf_at_a_time(monkeypat
     game, _ = POSITIONS[name]()
     rng = np.random.default_rng(3)
     states = []
-    for _game in range(2):
-        state = game.new_initial_state()
-        for _ply in range(6 + 5 * _game):
-            if state.is_chance_node():
-                outcomes, probs = zip(*state.chance_outcomes(), strict=True)
-                state.apply_action(outcomes[rng.choice(len(outcomes), p=probs)])
-            else:
-                actions = state.legal_actions()
-                state.apply_action(actions[rng.integers(len(actions))])
-        while state.is_chance_node():
-            state.apply_action(state.chance_outcomes()[0][0])
+    for plies in (6, 11):
+        state = play_random(game.new_initial_state(), rng, plies)
+        while state.is_chance_node():  # search starts at a decision
+            state.apply_action(sample_chance(state, rng))
         states.append(state)
     config = SearchConfig(simulations=48, root="gumbel", chance="sample", gumbel_considered=8)
     evaluate = hashed_evaluator(game)
