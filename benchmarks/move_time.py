@@ -21,7 +21,6 @@ processes hits all alike.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import random
 import time
@@ -29,7 +28,7 @@ import time
 import torch
 from rich.console import Console
 from rich.table import Table
-from throughput import one_leaf_a_round
+from throughput import ONE_LEAF, searching_as
 
 import envs
 import zoo
@@ -85,7 +84,7 @@ def main() -> None:
     positions = sample_positions(game, args.positions, args.seed)
     agents = {}
     for spec in dict.fromkeys([args.peer, *args.agents]):
-        agent = make_agent(spec.removesuffix("+one-leaf"), game)
+        agent = make_agent(spec.removesuffix(ONE_LEAF), game)
         agent.reset(game, 0, args.seed)
         agent.act(positions[0].clone())  # first-call costs (sessions, caches) do not count
         agents[spec] = agent
@@ -93,7 +92,7 @@ def main() -> None:
     half = len(positions) // 2
     for part in (positions[:half], positions[half:]):
         for spec, agent in agents.items():
-            with one_leaf_a_round() if spec.endswith("+one-leaf") else contextlib.nullcontext():
+            with searching_as(spec):
                 start = time.perf_counter()
                 for state in part:
                     agent.act(state.clone())

@@ -61,15 +61,24 @@ def workers(recipe: str, variants: list[str], seed: int) -> dict:
         worker = factory()
         worker.evaluator = inference_evaluator(worker.net, worker.encoder,
                                                worker.game.num_players,
-                                               variant.removesuffix("+one-leaf"))
+                                               variant.removesuffix(ONE_LEAF))
         worker.start_round(Round(worker.net.state_dict(), teacher_share=0.0))  # after the fade
         built[variant] = worker
     return built
 
 
-def one_leaf_a_round():
-    """The search before phase batching: a Gumbel tree never sends a second leaf to a batch."""
-    return mock.patch.object(_GumbelRoot, "next_is_free", lambda self, pending: False)
+ONE_LEAF = "+one-leaf"
+"""The suffix of a variant (or move_time.py's agent spec) that searches as before phase
+batching."""
+
+
+def searching_as(name: str):
+    """A context in which the search is the one ``name`` asks for: with :data:`ONE_LEAF`, the
+    search before phase batching (a Gumbel tree never sends a second leaf to a batch), else
+    the search as it is."""
+    if name.endswith(ONE_LEAF):
+        return mock.patch.object(_GumbelRoot, "next_is_free", lambda self, pending: False)
+    return contextlib.nullcontext()
 
 
 def measure(recipe: str, variants: list[str], games: int, repeats: int, seed: int) -> list[dict]:
@@ -79,8 +88,7 @@ def measure(recipe: str, variants: list[str], games: int, repeats: int, seed: in
     actions = {}
     for repeat in range(repeats):
         for variant in variants if repeat % 2 == 0 else variants[::-1]:
-            with one_leaf_a_round() if variant.endswith("+one-leaf") else \
-                    contextlib.nullcontext():
+            with searching_as(variant):
                 start = time.process_time()
                 records = built[variant].play(seeds)
                 seconds = time.process_time() - start
