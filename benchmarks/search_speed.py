@@ -1,4 +1,4 @@
-"""Search speed: simulations/s of our batched PUCT search with the default network
+"""Search speed: simulations/s of our batched search with the default network
 (``model=small``: ModelConfig's defaults, its input features included), beside the
 network's own forward throughput at the same batch size, and beside OpenSpiel's Python
 ``MCTSBot`` driving the same engine with the same network as a batch-1 evaluator.
@@ -6,7 +6,10 @@ network's own forward throughput at the same batch size, and beside OpenSpiel's 
 Our search runs the network through each inference option of ``--inference``
 (:func:`models.inference.make_evaluator`: ``torch`` is ``models.evaluator.inference_module``,
 frozen TorchScript with batch norm folded and oneDNN, as training and checkpoint agents use it;
-``onnx`` onnxruntime; ``+cache`` with the evaluation cache). OpenSpiel is timed three times:
+``onnx`` onnxruntime; ``+cache`` with the evaluation cache), with each root of ``--roots``:
+``puct`` (one leaf a tree per network call) and ``gumbel`` (the root that the recipes and the zoo
+agents search with, where a tree sends a halving phase's leaves in one call). OpenSpiel is timed
+three times:
 with the eager network (what a user of its ``MCTSBot`` would plug in), with the frozen module,
 and with the network in onnxruntime (the fastest at batch 1); the ratio is against the fastest.
 
@@ -39,7 +42,7 @@ from models.evaluator import NetworkEvaluator
 from models.features import make_encoder
 from models.inference import make_evaluator
 from models.nets import ModelConfig, action_layout, build_network
-from search.puct import SearchConfig, search
+from search.puct import ROOT_MODES, SearchConfig, search
 
 CACHE_SIZE = 4096
 """Outputs kept by an inference variant's ``+cache``: in self-play every hit of 32 games at the
@@ -99,10 +102,11 @@ def inference_evaluator(net, encoder, num_players: int, variant: str) -> Network
     return make_evaluator(net, encoder, num_players, backend, CACHE_SIZE if cache else 0)
 
 
-def our_search(evaluator: NetworkEvaluator, positions, simulations: int) -> tuple[float, float]:
+def our_search(evaluator: NetworkEvaluator, positions, simulations: int,
+               root: str) -> tuple[float, float]:
     """(simulations/s, share of wall time inside the network)."""
     timed = evaluator.runner = TimedRunner(evaluator.runner)
-    config = SearchConfig(simulations=simulations, root="puct", chance="sample")
+    config = SearchConfig(simulations=simulations, root=root, chance="sample")
     rngs = [np.random.default_rng(i) for i in range(len(positions))]
     start = time.perf_counter()
     search(positions, evaluator, config, rngs, add_noise=False)
@@ -162,6 +166,8 @@ def main() -> None:
     parser.add_argument("--batches", type=int, nargs="+", default=[1, 16, 64])
     parser.add_argument("--inference", nargs="+", default=["torch", "onnx", "onnx+cache"],
                         help="our search's inference options: BACKEND or BACKEND+cache")
+    parser.add_argument("--roots", nargs="+", choices=ROOT_MODES, default=list(ROOT_MODES),
+                        help="our search's root rules")
     parser.add_argument("--repeats", type=int, default=3,
                         help="interleaved repeats of every row; medians count")
     parser.add_argument("--openspiel-positions", type=int, default=4)
@@ -194,9 +200,10 @@ def main() -> None:
             rate = openspiel_search(game, evaluator, os_positions, args.simulations)
             rates.setdefault(("openspiel", name), []).append(rate)
         for variant, evaluator in ours.items():
-            for batch, positions in batches.items():
-                rates.setdefault((variant, batch), []).append(
-                    our_search(evaluator, positions, args.simulations))
+            for root in args.roots:
+                for batch, positions in batches.items():
+                    rates.setdefault((variant, root, batch), []).append(
+                        our_search(evaluator, positions, args.simulations, root))
     openspiel = {name: None if None in rates["openspiel", name]
                  else float(np.median(rates["openspiel", name])) for name in peers}
     best_peer = max((rate, name) for name, rate in openspiel.items() if rate is not None) \
@@ -204,16 +211,18 @@ def main() -> None:
     table = Table(title=f"{args.game} ({game.num_players} players), {args.simulations} "
                         f"simulations per search, default network, {args.threads} thread(s), "
                         f"input {encoder.shape}, medians of {args.repeats} repeats")
-    for column in ("inference", "batch", "sims/s", "net pos/s", "overhead",
+    for column in ("inference", "root", "batch", "sims/s", "net pos/s", "overhead",
                    "vs OpenSpiel" + ("" if best_peer is None else f" ({best_peer[1]})")):
-        table.add_column(column, justify="left" if column == "inference" else "right")
+        table.add_column(column, justify="left" if column in ("inference", "root") else "right")
     for variant, evaluator in ours.items():
-        for batch in args.batches:
-            rate, net_share = np.median(rates[variant, batch], axis=0)
-            table.add_row(variant, str(batch), f"{rate:.0f}",
-                          f"{forward_rate(evaluator.runner, encoder.shape, batch, 1.0):.0f}",
-                          f"{100 * (1 - net_share):.1f}%",
-                          "n/a" if best_peer is None else f"{rate / best_peer[0]:.1f}x")
+        net_rates = {batch: forward_rate(evaluator.runner, encoder.shape, batch, 1.0)
+                     for batch in args.batches}
+        for root in args.roots:
+            for batch in args.batches:
+                rate, net_share = np.median(rates[variant, root, batch], axis=0)
+                table.add_row(variant, root, str(batch), f"{rate:.0f}", f"{net_rates[batch]:.0f}",
+                              f"{100 * (1 - net_share):.1f}%",
+                              "n/a" if best_peer is None else f"{rate / best_peer[0]:.1f}x")
     console = Console()
     console.print(table)
     if best_peer is not None:
