@@ -8,13 +8,14 @@ Our search runs the network through each inference option of ``--inference``
 frozen TorchScript with batch norm folded and oneDNN, as training and checkpoint agents use it;
 ``onnx`` onnxruntime; ``+cache`` with the evaluation cache), with each root of ``--roots``:
 ``puct`` (one leaf a tree per network call) and ``gumbel`` (the root that the recipes and the zoo
-agents search with, where a tree sends a halving phase's leaves in one call). OpenSpiel is timed
-three times:
-with the eager network (what a user of its ``MCTSBot`` would plug in), with the frozen module,
-and with the network in onnxruntime (the fastest at batch 1); the ratio is against the fastest.
+agents search with, where a tree sends a halving phase's leaves in one call). OpenSpiel is
+timed three times: with the eager network (what a user of its ``MCTSBot`` would plug in), with
+the frozen module, and with the network in onnxruntime (the fastest at batch 1); the ratio is
+against the fastest.
 
     python benchmarks/search_speed.py                      # Blockade, 2 players
     python benchmarks/search_speed.py --game nobles --simulations 64 --batches 1 16 64
+    python benchmarks/search_speed.py --roots gumbel --inference torch onnx-int8
 
 Columns:
 - ``sims/s``: simulations per second of wall time (``batch`` trees searched together).
