@@ -9,7 +9,9 @@ how many leaves a tree sends at once: every tree has its own random generator.
 
 - Values are vectors with one entry per player (absolute seat order). A decision node picks the
   child that maximises the value of *its* player to move (max^n), so 3 and 4 players need no
-  zero-sum assumption.
+  zero-sum assumption. ``opponents="paranoid"`` (Sturtevant & Korf, 2000) instead lets every
+  other seat pick the child that minimises the root player's value, as if all of them played
+  against it: a model of opponents who gang up on the leader.
 - Chance nodes are never evaluated: search steps through them to an outcome, either sampled from
   the outcome probabilities (``chance="sample"``) or chosen so that visits track the
   probabilities, with the probability-weighted mean of the outcomes' values backed up
@@ -48,6 +50,7 @@ GameValue = Callable[[object], np.ndarray]
 """A state's value for every player by the game's own judgement (``Hooks.evaluate``)."""
 
 CHANCE_MODES = ("sample", "expectation")
+OPPONENT_MODELS = ("maxn", "paranoid")
 ROOT_MODES = ("puct", "gumbel")
 
 
@@ -82,6 +85,9 @@ class SearchConfig:
     # hook: Nobles' standing), as AlphaGo mixed its value net with rollouts; also how the
     # trained agent searches when it plays (0 = the network alone)
     game_value_weight: Annotated[float, "0..1"] = 0.0
+    # maxn: each seat maximises its own value | paranoid: every other seat minimises the root
+    # player's (they play against it together)
+    opponents: str = "maxn"
 
     def __post_init__(self):
         if self.simulations < 1:
@@ -90,6 +96,9 @@ class SearchConfig:
             raise ValueError(f"search chance must be one of {CHANCE_MODES}, got {self.chance!r}")
         if self.root not in ROOT_MODES:
             raise ValueError(f"search root must be one of {ROOT_MODES}, got {self.root!r}")
+        if self.opponents not in OPPONENT_MODELS:
+            raise ValueError(f"search opponents must be one of {OPPONENT_MODELS}, got "
+                             f"{self.opponents!r}")
         if not 0.0 <= self.dirichlet_share <= 1.0:
             raise ValueError(f"dirichlet_share must be in [0, 1], got {self.dirichlet_share}")
         if self.gumbel_considered < 1:
@@ -116,11 +125,14 @@ class Node:
     """A position in the tree with its children's statistics in numpy arrays.
 
     ``player`` is the player to move, :data:`CHANCE` or :data:`TERMINAL`. A decision node is
-    expanded (``actions`` set) once evaluated; a chance node is expanded when created.
+    expanded (``actions`` set) once evaluated; a chance node is expanded when created. A
+    decision node's mover maximises ``sign`` times the value of seat ``seat`` (its own, or
+    with paranoid opponents minus the root player's).
     """
 
     __slots__ = ("state", "player", "actions", "priors", "logits", "cum", "child_n", "child_w",
-                 "child_q", "scaled_priors", "prior_u", "children", "visits", "value")
+                 "child_q", "scaled_priors", "prior_u", "children", "visits", "value", "seat",
+                 "sign")
 
     def __init__(self, state, terminal_value: TerminalValue):
         self.state = state
@@ -288,10 +300,13 @@ class _Tree:
         node._set_children(actions, priors[actions])
         node.child_w = np.zeros((len(actions), len(value)), dtype=np.float64)
         node.value = np.asarray(value, dtype=np.float64)
+        node.seat, node.sign = node.player, 1.0
+        if self.config.opponents == "paranoid" and node.player != self.root.player:
+            node.seat, node.sign = self.root.player, -1.0
         # The mover's mean value per child, kept up to date by backups; unvisited children
         # start at the node's own value (first-play urgency) minus fpu_reduction.
         node.child_q = np.empty(len(actions))
-        node.child_q.fill(node.value[node.player] - self.config.fpu_reduction)
+        node.child_q.fill(node.sign * node.value[node.seat] - self.config.fpu_reduction)
         if not path:
             self._prepare_root(node)
         node.scaled_priors = self.config.c_puct * node.priors
@@ -319,7 +334,7 @@ class _Tree:
             node.visits += 1
             if node.player >= 0:
                 n = node.child_n[index]
-                node.child_q[index] = node.child_w[index, node.player] / n
+                node.child_q[index] = node.sign * node.child_w[index, node.seat] / n
                 node.prior_u[index] = node.scaled_priors[index] / (1.0 + n)
             elif expectation:
                 seen = node.child_n > 0
