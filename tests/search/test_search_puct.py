@@ -75,6 +75,28 @@ def test_value_vectors_converge_to_max_n(tree, players, chance):
     np.testing.assert_allclose(result.value, exact_values(tree, players), atol=0.15)
 
 
+# Player 1 below A gives player 0 0.6 by taking its own best leaf (0.9 against -0.5); B is a
+# sure 0.2. max^n trusts player 1 to take its own best leaf (A: 0.6), paranoid expects it to hurt
+# player 0 (A: -1) and picks B.
+TRUST_OR_NOT = {"player": 0, "children": [
+    {"player": 1, "children": [leaf(0.6, 0.9, -1), leaf(-1, -0.5, 0.6)]},
+    leaf(0.2, 0.4, -0.6),
+]}
+
+
+@pytest.mark.parametrize("opponents,best,value", [("maxn", 0, 0.6), ("paranoid", 1, 0.2)])
+@pytest.mark.parametrize("root", ["puct", "gumbel"])
+def test_paranoid_opponents_minimise_the_root_players_value(opponents, best, value, root):
+    game = TreeGame(TRUST_OR_NOT, 3)
+    result = run(game, game.new_initial_state(), 400, opponents=opponents, root=root,
+                 c_puct=1.0)
+    chosen = int(result.actions[np.argmax(result.visits)]) if root == "puct" else result.selected
+    assert chosen == best
+    assert result.q[best] == pytest.approx(value, abs=0.1)
+    # Player 1's own node still reports its values in absolute seat order.
+    assert result.child_values[1] == pytest.approx([0.2, 0.4, -0.6])
+
+
 def test_first_visits_back_up_each_childs_vector_unchanged():
     game = TreeGame(THREE_PLAYERS, 3)
     state = game.new_initial_state()
@@ -218,7 +240,8 @@ def test_search_leaves_states_untouched_and_rejects_chance_roots():
 
 
 @pytest.mark.parametrize("bad", [dict(simulations=0), dict(chance="mean"), dict(root="alpha"),
-                                 dict(dirichlet_share=1.5), dict(game_value_weight=1.5)])
+                                 dict(dirichlet_share=1.5), dict(game_value_weight=1.5),
+                                 dict(opponents="all")])
 def test_bad_config_is_a_clear_error(bad):
     with pytest.raises(ValueError, match=next(iter(bad))):
         SearchConfig(**bad)
