@@ -9,7 +9,7 @@ how many leaves a tree sends at once: every tree has its own random generator.
 
 - Values are vectors with one entry per player (absolute seat order). A decision node picks the
   child that maximises the value of *its* player to move (max^n), so 3 and 4 players need no
-  zero-sum assumption. ``opponents="paranoid"`` (Sturtevant & Korf, 2000) instead lets every
+  zero-sum assumption. ``opponent_model="paranoid"`` (Sturtevant & Korf, 2000) instead lets every
   other seat pick the child that minimises the root player's value, as if all of them played
   against it: a model of opponents who gang up on the leader.
 - Chance nodes are never evaluated: search steps through them to an outcome, either sampled from
@@ -87,7 +87,7 @@ class SearchConfig:
     game_value_weight: Annotated[float, "0..1"] = 0.0
     # maxn: each seat maximises its own value | paranoid: every other seat minimises the root
     # player's (they play against it together)
-    opponents: str = "maxn"
+    opponent_model: str = "maxn"
 
     def __post_init__(self):
         if self.simulations < 1:
@@ -96,9 +96,9 @@ class SearchConfig:
             raise ValueError(f"search chance must be one of {CHANCE_MODES}, got {self.chance!r}")
         if self.root not in ROOT_MODES:
             raise ValueError(f"search root must be one of {ROOT_MODES}, got {self.root!r}")
-        if self.opponents not in OPPONENT_MODELS:
-            raise ValueError(f"search opponents must be one of {OPPONENT_MODELS}, got "
-                             f"{self.opponents!r}")
+        if self.opponent_model not in OPPONENT_MODELS:
+            raise ValueError(f"search opponent_model must be one of {OPPONENT_MODELS}, got "
+                             f"{self.opponent_model!r}")
         if not 0.0 <= self.dirichlet_share <= 1.0:
             raise ValueError(f"dirichlet_share must be in [0, 1], got {self.dirichlet_share}")
         if self.gumbel_considered < 1:
@@ -301,7 +301,7 @@ class _Tree:
         node.child_w = np.zeros((len(actions), len(value)), dtype=np.float64)
         node.value = np.asarray(value, dtype=np.float64)
         node.seat, node.sign = node.player, 1.0
-        if self.config.opponents == "paranoid" and node.player != self.root.player:
+        if self.config.opponent_model == "paranoid" and node.player != self.root.player:
             node.seat, node.sign = self.root.player, -1.0
         # The mover's mean value per child, kept up to date by backups; unvisited children
         # start at the node's own value (first-play urgency) minus fpu_reduction.

@@ -84,11 +84,11 @@ TRUST_OR_NOT = {"player": 0, "children": [
 ]}
 
 
-@pytest.mark.parametrize("opponents,best,value", [("maxn", 0, 0.6), ("paranoid", 1, 0.2)])
+@pytest.mark.parametrize("model,best,value", [("maxn", 0, 0.6), ("paranoid", 1, 0.2)])
 @pytest.mark.parametrize("root", ["puct", "gumbel"])
-def test_paranoid_opponents_minimise_the_root_players_value(opponents, best, value, root):
+def test_paranoid_opponents_minimise_the_root_players_value(model, best, value, root):
     game = TreeGame(TRUST_OR_NOT, 3)
-    result = run(game, game.new_initial_state(), 400, opponents=opponents, root=root,
+    result = run(game, game.new_initial_state(), 400, opponent_model=model, root=root,
                  c_puct=1.0)
     chosen = int(result.actions[np.argmax(result.visits)]) if root == "puct" else result.selected
     assert chosen == best
@@ -241,7 +241,7 @@ def test_search_leaves_states_untouched_and_rejects_chance_roots():
 
 @pytest.mark.parametrize("bad", [dict(simulations=0), dict(chance="mean"), dict(root="alpha"),
                                  dict(dirichlet_share=1.5), dict(game_value_weight=1.5),
-                                 dict(opponents="all")])
+                                 dict(opponent_model="all")])
 def test_bad_config_is_a_clear_error(bad):
     with pytest.raises(ValueError, match=next(iter(bad))):
         SearchConfig(**bad)
