@@ -25,6 +25,7 @@ from rich.console import Console
 from rich.table import Table
 
 import envs
+from envs.core import sample_chance
 
 VARIANTS = {"blockade": [{}, {"rules": "lakeside"}]}
 """Rule sets measured per game beyond the default: Blockade as published (``lakeside``: the
@@ -55,8 +56,7 @@ def engine_game(game, rng, encoder=None):
         state, plies = game.new_initial_state(), 0
         while not state.is_terminal():
             if state.is_chance_node():
-                outcomes, probs = zip(*state.chance_outcomes(), strict=True)
-                state.apply_action(outcomes[rng.choice(len(outcomes), p=probs)])
+                state.apply_action(sample_chance(state, rng))
                 continue
             if encoder is not None:
                 encoder.encode(state, state.current_player())

@@ -39,6 +39,7 @@ from rich.console import Console
 from rich.table import Table
 
 import envs
+from envs.core import sample_chance
 from models.evaluator import NetworkEvaluator
 from models.features import make_encoder
 from models.inference import make_evaluator
@@ -75,8 +76,7 @@ def sample_positions(game, count: int, seed: int) -> list:
             if state.is_terminal():
                 break
             if state.is_chance_node():
-                outcomes, probs = zip(*state.chance_outcomes(), strict=True)
-                state.apply_action(outcomes[rng.choice(len(outcomes), p=probs)])
+                state.apply_action(sample_chance(state, rng))
             else:
                 state.apply_action(int(rng.choice(state.legal_actions())))
         while state.is_chance_node():
