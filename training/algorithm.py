@@ -30,6 +30,10 @@ class CheckpointConfig:
     # write checkpoints/last.pt every this many iterations (also after the warm start, at the
     # end, and on Ctrl-C)
     every: Annotated[int, ">= 1"] = 5
+    # also keep a copy as checkpoints/iteration_NNNNNN.pt every this many iterations (0 =
+    # none): the network along the run, for a learning curve of 200-game evaluations
+    # (evaluate.py 'agents=["checkpoint:PATH"]') where the periodic 20-game ones are too coarse
+    keep_every: Annotated[int, ">= 0"] = 0
 
 
 @dataclass(frozen=True)

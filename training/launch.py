@@ -55,13 +55,15 @@ def computed_once(key: Hashable, compute: Callable, *, keep: bool = False):
 def run_folder(resume: str | None, fresh: str) -> str:
     """Hydra's ``hydra.run.dir``: a resumed run writes into the folder of the run it resumes
     (a training checkpoint ``<run>/checkpoints/last.pt`` -> ``<run>``; an evaluation's folder,
-    or its results.json or ladder.json -> that folder), a new one into ``fresh``."""
+    or its results.json or ladder.json -> that folder), a new one into ``fresh``: so does a
+    run resumed from a kept copy (``iteration_NNNNNN.pt``), a branch that must not overwrite
+    its run's later last.pt."""
     if not resume:
         return fresh
     path = Path(resume)
     if path.is_dir():
         return str(path)
-    if path.parent.name == "checkpoints":
+    if path.parent.name == "checkpoints" and path.name == "last.pt":
         return str(path.parent.parent)
     if path.name in ("results.json", "ladder.json"):
         return str(path.parent)

@@ -66,6 +66,12 @@ def save_checkpoint(path: str | Path, payload: dict) -> Path:
     return write_atomically(path, {"format": FORMAT, "version": VERSION, **payload})
 
 
+def kept_checkpoint(checkpoint: str | Path, iteration: int) -> Path:
+    """Where a copy of ``checkpoint`` kept at ``iteration`` lies (``algo.checkpoint.keep_every``):
+    beside it, named by the iteration, so that a folder lists them in the run's order."""
+    return Path(checkpoint).with_name(f"iteration_{iteration:06d}.pt")
+
+
 def replay_path(checkpoint: str | Path) -> Path:
     """Where the replay buffer of ``checkpoint`` lies: ``replay.pt`` beside it (a separate file
     so that the checkpoint a user keeps or shares stays small)."""

@@ -9,6 +9,7 @@ runs it:
                                            its rating against them (fixed anchors) and
                                            learning_curve.png
         every checkpoint.every iterations: checkpoints/last.pt (and replay.pt)
+        every checkpoint.keep_every:       a copy kept as checkpoints/iteration_NNNNNN.pt
     the final evaluation against eval.final_opponents (final_evaluation.json)
 
 The first Ctrl-C (SIGINT or SIGTERM) lets the current iteration finish, writes a checkpoint and
@@ -49,6 +50,7 @@ from training.evaluation import (
 )
 from training.logging import RunLogger
 from training.saving import (
+    kept_checkpoint,
     load_replay,
     remove_stale_temporaries,
     replay_path,
@@ -238,12 +240,17 @@ class Trainer:
                 "anchors": self.anchors, "commit": self.commit,
                 "state": a.state_dict(), "rng": {"torch": torch.get_rng_state()}}
 
-    def save(self) -> Path:
+    def save(self, keep: bool = False) -> Path:
+        """Write last.pt (and the replay beside it); with ``keep`` also a copy named by the
+        iteration, which later saves leave as it is."""
         replay = self.algorithm.replay_state() if hasattr(self.algorithm, "replay_state") \
             else None
         if replay is not None:
             save_replay(replay_path(self.checkpoint), self.loop.iteration, replay)
-        return save_checkpoint(self.checkpoint, self.payload())
+        payload = self.payload()
+        if keep:
+            save_checkpoint(kept_checkpoint(self.checkpoint, self.loop.iteration), payload)
+        return save_checkpoint(self.checkpoint, payload)
 
     def run(self) -> TrainResult:
         with self.stop:
@@ -282,8 +289,9 @@ class Trainer:
             if last or (algo.console_every and number % algo.console_every == 0):
                 self.say(" | ".join(progress_parts(algo, self.loop) + step.console
                                     + win_rate_parts(step.metrics)))
-            if last or number % algo.checkpoint.every == 0:
-                self.save()
+            keep = bool(algo.checkpoint.keep_every) and number % algo.checkpoint.keep_every == 0
+            if last or keep or number % algo.checkpoint.every == 0:
+                self.save(keep)
         self.algorithm.close()  # the workers are not needed for the final evaluation
         if self.stop.requested:
             self.say(f"stopped at iteration {number}: checkpoint {self.checkpoint} "

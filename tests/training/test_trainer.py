@@ -17,7 +17,7 @@ import torch
 from hydra import compose, initialize_config_dir
 
 from models.checkpoint import CheckpointError, load_checkpoint
-from training.launch import run
+from training.launch import run, run_folder
 from training.saving import replay_path, save_checkpoint
 from training.trainer import StopRequest
 
@@ -321,6 +321,23 @@ def test_a_resumed_run_writes_into_its_own_folder_and_log(tmp_path):
     assert "warm start: 2 heuristic vs random games first" in log
     assert "iter 1/1" in log and "resuming at iteration 1" in log and "iter 2/2" in log
     assert load_checkpoint(run_dir / "checkpoints" / "last.pt")["counters"]["iteration"] == 2
+
+
+def test_kept_checkpoints_hold_the_run_along_the_way_and_resume_as_a_branch(tmp_path, capsys):
+    """algo.checkpoint.keep_every leaves a copy per so many iterations (checkpoint.every is 5
+    here: the copies are saves of their own); resuming one branches into a new folder and
+    leaves the run's later last.pt as it was."""
+    first, _ = train(tmp_path, "run", [*ALPHAZERO, "algo.iterations=4",
+                                       "algo.checkpoint.keep_every=2"], capsys)
+    kept = sorted(first.checkpoint.parent.glob("iteration_*.pt"))
+    assert [p.name for p in kept] == ["iteration_000002.pt", "iteration_000004.pt"]
+    assert [load_checkpoint(p)["counters"]["iteration"] for p in kept] == [2, 4]
+    assert run_folder(str(first.checkpoint), "fresh") == str(first.checkpoint.parent.parent)
+    assert run_folder(str(kept[0]), "fresh") == "fresh"
+    branch, out = train(tmp_path, "branch", [*ALPHAZERO, "algo.iterations=3",
+                                             f"resume={kept[0]}"], capsys)
+    assert branch.counters["iteration"] == 3 and "no replay buffer of iteration 2" in out
+    assert load_checkpoint(first.checkpoint)["counters"]["iteration"] == 4
 
 
 def test_periodic_evaluations_draw_a_learning_curve_that_a_resume_continues(tmp_path, capsys):
