@@ -10,6 +10,16 @@ CPU-hours are its training wall time times ``--cores`` (the cores it had to itse
 shared the machine gets less done per CPU-hour than this says). The rating is the one the run's
 learning curve shows (Elo with the run's fixed anchors, the heuristic at 0 in the recipes), with
 its 95% interval; the run's final 200-game evaluation, when it had one, is the last point.
+``--evaluations`` adds the checkpoints of a run that an ``evaluate.py`` run rated (its
+results.json, on the same scale: the heuristic at 0), each at the CPU-hours its counters hold:
+the copies ``algo.checkpoint.keep_every`` kept along the run, rated on 200 games where the
+periodic evaluations play 20:
+
+    python evaluate.py env=nobles env.num_players=3 schedule=versus opponent=heuristic \
+        'agents=["checkpoint:RUN/checkpoints/iteration_000040.pt", ...]' games=200 seed=12346
+    PYTHONPATH=. python docs/experiments/cpu_hour_curves.py "Nobles 3p=RUN" \
+        --evaluations outputs/eval/nobles/DATE/results.json
+
 Prints a markdown table of the same points.
 """
 
@@ -21,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
+from agents import parse_spec
 from models.checkpoint import load_checkpoint
 from training.curve import draw_anchors, evaluated
 
@@ -41,18 +52,44 @@ def run_points(run_dir: Path, cores: float) -> tuple[list[tuple], tuple | None, 
     return points, final, payload.get("anchors", {})
 
 
+def kept_points(run_dir: Path, evaluations: list[Path], cores: float) -> list[tuple]:
+    """(CPU-hours, rating, low, high, games) of each checkpoint of ``run_dir`` that one of the
+    ``evaluations`` (evaluate.py's results.json) rated, in the order of CPU-hours."""
+    folder = (run_dir / "checkpoints").resolve()
+    points = []
+    for evaluation in evaluations:
+        record = json.loads(evaluation.read_text())
+        games = {}
+        for match in record["matches"]:
+            for agent in match["agents"]:
+                games[agent["name"]] = games.get(agent["name"], 0) + agent["games"]
+        for rating in record["ratings"]:
+            if not rating["name"].startswith("checkpoint:"):
+                continue
+            path = Path(parse_spec(rating["name"])[1]["path"])
+            if path.resolve().parent != folder:
+                continue
+            seconds = load_checkpoint(path)["counters"]["seconds"]
+            points.append((seconds * cores / 3600.0, rating["rating"], rating["low"],
+                           rating["high"], games[rating["name"]]))
+    return sorted(points)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("runs", nargs="+", help="LABEL=RUN_DIR")
     parser.add_argument("--cores", type=float, default=2.0)
     parser.add_argument("--out", default="docs/images/strength_per_cpu_hour.png")
+    parser.add_argument("--evaluations", nargs="*", type=Path, default=[],
+                        help="evaluate.py results.json files that rate checkpoints of the runs")
     args = parser.parse_args()
     runs = []
     for spec in args.runs:
         label, sep, folder = spec.partition("=")
         if not sep:
             parser.error(f"expected LABEL=RUN_DIR, got {spec!r}")
-        runs.append((label, *run_points(Path(folder), args.cores)))
+        runs.append((label, *run_points(Path(folder), args.cores),
+                     kept_points(Path(folder), args.evaluations, args.cores)))
 
     import matplotlib
 
@@ -61,23 +98,30 @@ def main() -> None:
 
     figure, axes = plt.subplots(1, len(runs), figsize=(4 * len(runs), 3.6), squeeze=False)
     print("| run | CPU-hours | evaluation | rating [95% CI] |\n|---|---|---|---|")
-    for axis, (label, points, final, anchors) in zip(axes[0], runs, strict=True):
+    for axis, (label, points, final, anchors, kept) in zip(axes[0], runs, strict=True):
         hours, rating, low, high = (np.array(column) for column in zip(*points, strict=True))
         axis.fill_between(hours, low, high, alpha=0.25, label="periodic (20 games)")
         axis.plot(hours, rating, "o-")
+        if kept:
+            k_hours, k_rating, k_low, k_high, _ = (np.array(c) for c in zip(*kept, strict=True))
+            axis.errorbar(k_hours, k_rating, yerr=[k_rating - k_low, k_high - k_rating],
+                          fmt="s-", color="C1", capsize=3, label="kept checkpoints")
         if final is not None:
             axis.errorbar([final[0]], [final[1]], yerr=[[final[1] - final[2]],
                                                         [final[3] - final[1]]],
                           fmt="*", color="black", markersize=10, capsize=3, label="final")
+        if final is not None or kept:
             axis.legend(loc="lower right", fontsize=8)
         draw_anchors(axis, anchors)
         axis.set_title(label)
         axis.set_xlabel("CPU-hours of training")
         axis.grid(alpha=0.3)
-        for point in points + ([final] if final else []):
-            kind = "final" if point is final else "periodic"
-            print(f"| {label} | {point[0]:.2f} | {kind} | {point[1]:.0f} [{point[2]:.0f}, "
-                  f"{point[3]:.0f}] |")
+        rows = [(*p, "periodic") for p in points] + [(*p[:4], f"kept, {p[4]} games")
+                                                     for p in kept]
+        rows = sorted(rows) + ([(*final, "final")] if final else [])
+        for hours_, rating_, low_, high_, kind in rows:
+            print(f"| {label} | {hours_:.2f} | {kind} | {rating_:.0f} [{low_:.0f}, "
+                  f"{high_:.0f}] |")
     axes[0][0].set_ylabel("Elo (anchors fixed, 95% interval)")
     figure.tight_layout()
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)

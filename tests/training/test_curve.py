@@ -87,7 +87,9 @@ def test_a_lone_evaluation_shows_its_interval_as_an_error_bar(tmp_path, monkeypa
 
 def test_strength_per_cpu_hour_reads_a_runs_checkpoint_and_final_evaluation(tmp_path):
     """docs/experiments/cpu_hour_curves.py: each periodic rating at its CPU-hours (minutes x
-    cores / 60), the final evaluation last, as a table and a figure."""
+    cores / 60), a kept checkpoint's rating from an evaluation at the CPU-hours it was saved
+    (another run's checkpoint in that evaluation left out), the final evaluation last, as a
+    table and a figure."""
     import json
     import os
     import subprocess
@@ -106,14 +108,31 @@ def test_strength_per_cpu_hour_reads_a_runs_checkpoint_and_final_evaluation(tmp_
         {"minutes": 12.0, "games": 200, "metrics": {"final/rating": 350.0,
                                                     "final/rating_low": 300.0,
                                                     "final/rating_high": 400.0}}))
+    # A kept copy at 6 minutes, rated by an evaluate.py run beside another run's checkpoint.
+    kept = path.with_name("iteration_000003.pt")
+    save_checkpoint(kept, {**payload, "counters": {"iteration": 3, "seconds": 360.0}})
+    other = tmp_path / "other" / "checkpoints" / "last.pt"
+    save_checkpoint(other, {**payload, "counters": {"iteration": 9, "seconds": 60.0}})
+    evaluation = tmp_path / "results.json"
+    evaluation.write_text(json.dumps({
+        "matches": [{"agents": [{"name": f"checkpoint:{spec}", "games": 100}
+                                for spec in (kept, f"{other}:sims=8")]
+                     + [{"name": "heuristic", "games": 200}]}],
+        "ratings": [{"name": "heuristic", "rating": 0.0, "low": 0.0, "high": 0.0},
+                    {"name": f"checkpoint:{kept}", "rating": 300.0, "low": 250.0,
+                     "high": 350.0},
+                    {"name": f"checkpoint:{other}:sims=8", "rating": 9.0, "low": 0.0,
+                     "high": 20.0}]}))
     out = tmp_path / "curves.png"
     done = subprocess.run([sys.executable, "docs/experiments/cpu_hour_curves.py",
-                           f"Nobles 3p={tmp_path / 'run'}", "--cores", "2", "--out", str(out)],
+                           f"Nobles 3p={tmp_path / 'run'}", "--cores", "2", "--out", str(out),
+                           "--evaluations", str(evaluation)],
                           cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)},
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     rows = [line for line in done.stdout.splitlines() if line.startswith("| Nobles 3p")]
     assert rows == ["| Nobles 3p | 0.13 | periodic | 200 [150, 250] |",
+                    "| Nobles 3p | 0.20 | kept, 100 games | 300 [250, 350] |",
                     "| Nobles 3p | 0.27 | periodic | 400 [350, 450] |",
                     "| Nobles 3p | 0.40 | final | 350 [300, 400] |"]
     assert out.stat().st_size > 1000
