@@ -10,8 +10,8 @@ CPU-hours are its training wall time times ``--cores`` (the cores it had to itse
 shared the machine gets less done per CPU-hour than this says). The rating is the one the run's
 learning curve shows (Elo with the run's fixed anchors, the heuristic at 0 in the recipes), with
 its 95% interval; the run's final 200-game evaluation, when it had one, is the last point.
-``--evaluations`` adds the checkpoints of a run that an ``evaluate.py`` run rated (its
-results.json, on the same scale: the heuristic at 0), each at the CPU-hours its counters hold:
+``--evaluations`` adds the checkpoints of a run that an ``evaluate.py`` run played (its
+results.json; their games rated again on the run's scale), each at the CPU-hours it was saved:
 the copies ``algo.checkpoint.keep_every`` kept along the run, rated on 200 games where the
 periodic evaluations play 20:
 
@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from agents import parse_spec
+from arena.stats import RatedGames, base_name, fit_ratings
 from models.checkpoint import load_checkpoint
 from training.curve import draw_anchors, evaluated
 
@@ -52,26 +53,31 @@ def run_points(run_dir: Path, cores: float) -> tuple[list[tuple], tuple | None, 
     return points, final, payload.get("anchors", {})
 
 
-def kept_points(run_dir: Path, evaluations: list[Path], cores: float) -> list[tuple]:
+def kept_points(run_dir: Path, evaluations: list[Path], cores: float,
+                anchors: dict) -> list[tuple]:
     """(CPU-hours, rating, low, high, games) of each checkpoint of ``run_dir`` that one of the
-    ``evaluations`` (evaluate.py's results.json) rated, in the order of CPU-hours."""
+    ``evaluations`` (evaluate.py's results.json) played, in the order of CPU-hours: its games
+    rated again with the run's ``anchors`` held (an evaluation without ``random`` holds its
+    first agent at 0)."""
     folder = (run_dir / "checkpoints").resolve()
     points = []
     for evaluation in evaluations:
         record = json.loads(evaluation.read_text())
-        games = {}
-        for match in record["matches"]:
-            for agent in match["agents"]:
-                games[agent["name"]] = games.get(agent["name"], 0) + agent["games"]
-        for rating in record["ratings"]:
-            if not rating["name"].startswith("checkpoint:"):
+        rated = RatedGames.of([(game["seats"], game["returns"]) for game in record["games"]])
+        fixed = {name: value for name, value in anchors.items() if name in rated.names}
+        ratings = {r.name: r for r in fit_ratings(rated, fixed or None)}
+        for name in rated.names:
+            if not name.startswith("checkpoint:"):
                 continue
-            path = Path(parse_spec(rating["name"])[1]["path"])
+            path = Path(parse_spec(name)[1]["path"])
             if path.resolve().parent != folder:
                 continue
             seconds = load_checkpoint(path)["counters"]["seconds"]
-            points.append((seconds * cores / 3600.0, rating["rating"], rating["low"],
-                           rating["high"], games[rating["name"]]))
+            games = sum(base_name(seat) == name for game in record["games"]
+                        for seat in game["seats"])
+            rating = ratings[name]
+            points.append((seconds * cores / 3600.0, rating.rating, rating.low, rating.high,
+                           games))
     return sorted(points)
 
 
@@ -88,8 +94,9 @@ def main() -> None:
         label, sep, folder = spec.partition("=")
         if not sep:
             parser.error(f"expected LABEL=RUN_DIR, got {spec!r}")
-        runs.append((label, *run_points(Path(folder), args.cores),
-                     kept_points(Path(folder), args.evaluations, args.cores)))
+        points, final, anchors = run_points(Path(folder), args.cores)
+        runs.append((label, points, final, anchors,
+                     kept_points(Path(folder), args.evaluations, args.cores, anchors)))
 
     import matplotlib
 

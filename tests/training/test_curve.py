@@ -113,16 +113,16 @@ def test_strength_per_cpu_hour_reads_a_runs_checkpoint_and_final_evaluation(tmp_
     save_checkpoint(kept, {**payload, "counters": {"iteration": 3, "seconds": 360.0}})
     other = tmp_path / "other" / "checkpoints" / "last.pt"
     save_checkpoint(other, {**payload, "counters": {"iteration": 9, "seconds": 60.0}})
+    # The evaluation lists the kept copy first (so it held that copy at 0, not the heuristic);
+    # the copy wins 3 of 4 games against two heuristics, the other run's copy 1 of 4.
     evaluation = tmp_path / "results.json"
-    evaluation.write_text(json.dumps({
-        "matches": [{"agents": [{"name": f"checkpoint:{spec}", "games": 100}
-                                for spec in (kept, f"{other}:sims=8")]
-                     + [{"name": "heuristic", "games": 200}]}],
-        "ratings": [{"name": "heuristic", "rating": 0.0, "low": 0.0, "high": 0.0},
-                    {"name": f"checkpoint:{kept}", "rating": 300.0, "low": 250.0,
-                     "high": 350.0},
-                    {"name": f"checkpoint:{other}:sims=8", "rating": 9.0, "low": 0.0,
-                     "high": 20.0}]}))
+    games = [{"seats": seats, "returns": returns}
+             for name, wins in ((f"checkpoint:{kept}", 3), (f"checkpoint:{other}:sims=8", 1))
+             for game in range(4)
+             for seats, returns in [([name, "heuristic", "heuristic#2"],
+                                     [1, -0.5, -0.5] if game < wins else [-0.5, 1, -0.5])]]
+    evaluation.write_text(json.dumps({"games": games, "ratings": [
+        {"name": f"checkpoint:{kept}", "rating": 0.0, "low": 0.0, "high": 0.0}]}))
     out = tmp_path / "curves.png"
     done = subprocess.run([sys.executable, "docs/experiments/cpu_hour_curves.py",
                            f"Nobles 3p={tmp_path / 'run'}", "--cores", "2", "--out", str(out),
@@ -131,8 +131,13 @@ def test_strength_per_cpu_hour_reads_a_runs_checkpoint_and_final_evaluation(tmp_
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     rows = [line for line in done.stdout.splitlines() if line.startswith("| Nobles 3p")]
-    assert rows == ["| Nobles 3p | 0.13 | periodic | 200 [150, 250] |",
-                    "| Nobles 3p | 0.20 | kept, 100 games | 300 [250, 350] |",
-                    "| Nobles 3p | 0.27 | periodic | 400 [350, 450] |",
-                    "| Nobles 3p | 0.40 | final | 350 [300, 400] |"]
+    assert [row for i, row in enumerate(rows) if i != 1] == [
+        "| Nobles 3p | 0.13 | periodic | 200 [150, 250] |",
+        "| Nobles 3p | 0.27 | periodic | 400 [350, 450] |",
+        "| Nobles 3p | 0.40 | final | 350 [300, 400] |"]
+    kept_row = rows[1].split(" | ")
+    assert kept_row[1:3] == ["0.20", "kept, 4 games"]
+    rating, low, high = (float(x) for x in kept_row[3].strip(" |").replace("[", "").replace(
+        "]", "").replace(",", "").split())
+    assert low < rating < high and rating > 100  # above the heuristic (at 0), not held at 0
     assert out.stat().st_size > 1000
