@@ -25,10 +25,10 @@ from models.checkpoint import FORMAT, REQUIRED, VERSION, CheckpointError, read_f
 REPLAY_FORMAT = "boardgame-rl-replay"
 
 
-def remove_stale_temporaries(path: str | Path) -> None:
-    """Delete what a killed save left beside ``path`` (``.last.pt.*.tmp``): never loaded."""
-    path = Path(path)
-    for stale in path.parent.glob(f".{path.name}.*.tmp"):
+def remove_stale_temporaries(folder: str | Path, name: str = "*") -> None:
+    """Delete what killed saves of ``name`` (every file, by default) left in ``folder``
+    (``.last.pt.*.tmp``, ``.iteration_000020.pt.*.tmp``): never loaded."""
+    for stale in Path(folder).glob(f".{name}.*.tmp"):
         stale.unlink(missing_ok=True)
 
 
@@ -39,7 +39,7 @@ def write_atomically(path: str | Path, data: dict) -> Path:
     path = Path(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        remove_stale_temporaries(path)
+        remove_stale_temporaries(path.parent, path.name)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     except OSError as error:
         raise CheckpointError(f"cannot write {path}: {error.strerror or error}") from None

@@ -214,10 +214,11 @@ class Trainer:
             self.history = list(resume["history"])
             self.anchors = dict(resume["anchors"])
             torch.set_rng_state(resume["rng"]["torch"])
+            # a kept copy is never written again, so only here are its killed saves cleaned
+            remove_stale_temporaries(self.checkpoint.parent)
             self._restore_replay(Path(resume_path))
 
     def _restore_replay(self, checkpoint: Path) -> None:
-        remove_stale_temporaries(checkpoint)
         if not hasattr(self.algorithm, "replay_state") or self.algorithm.replay_state() is None:
             return
         path = replay_path(checkpoint)

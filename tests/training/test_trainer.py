@@ -67,9 +67,11 @@ def test_a_checkpoint_follows_the_warm_start_before_any_iteration(tmp_path, monk
 def test_stale_temporaries_are_removed_on_save_and_resume(tmp_path):
     first, _ = train(tmp_path, "run", [*ALPHAZERO, "algo.iterations=1"])
     stale = first.checkpoint.parent / ".last.pt.killed.tmp"
-    stale.write_bytes(b"half a checkpoint")
+    stale_kept = first.checkpoint.parent / ".iteration_000001.pt.killed.tmp"
+    for path in (stale, stale_kept):
+        path.write_bytes(b"half a checkpoint")
     train(tmp_path, "run", [*ALPHAZERO, "algo.iterations=2", f"resume={first.checkpoint}"])
-    assert not stale.exists()
+    assert not stale.exists() and not stale_kept.exists()
     stale.write_bytes(b"half a checkpoint")
     save_checkpoint(first.checkpoint, {k: v for k, v in load_checkpoint(first.checkpoint).items()
                                        if k not in ("format", "version")})
