@@ -5,6 +5,8 @@ track)."""
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from envs.core import Hooks, margins
@@ -20,7 +22,13 @@ def adjudicate(state, scale: float) -> np.ndarray:
 def evaluate(state) -> np.ndarray:
     """Every player's prospects: tanh of its standing lead over its best opponent, the
     evaluation the heuristic plays by and plain MCTS scores its rollouts with."""
-    return np.asarray(Standing(state.game).evaluate(state), dtype=np.float64)
+    return np.asarray(standing_of(state.game).evaluate(state), dtype=np.float64)
+
+
+@functools.lru_cache(maxsize=16)
+def standing_of(game) -> Standing:
+    """One :class:`Standing` per game (its tables are built once)."""
+    return Standing(game)
 
 
 HOOKS = Hooks(adjudicate=adjudicate, evaluate=evaluate, features=FEATURES,

@@ -13,6 +13,7 @@ capture bonus. Groups of two or more Guards can only be captured by a group of f
 
 from __future__ import annotations
 
+import functools
 import math
 
 from envs.nobles.engine import (
@@ -20,16 +21,29 @@ from envs.nobles.engine import (
     ENTERING_TILES,
     GUARDS_PER_PLAYER,
     HOME,
-    progress_of,
+    TRACK_TILES,
     shared_tile,
 )
 
-ROLL_ODDS = [0.0, 0.0] + [(6 - abs(v - 7)) / 36 for v in range(2, 13)]
-"""Chance of a 2d6 sum of 0..12."""
+ROLL_WAYS = [0, 0] + [6 - abs(v - 7) for v in range(2, 13)]
+"""Ways, of 36, that 2d6 sum to 0..12 (whole numbers: a sum of them does not depend on its
+order, as a sum of floats would)."""
 HOME_SHARE = 0.5
 """Worth of a piece's progress, as a share of its Home bonus at full progress."""
 BLOCKADE_REACH = 12
 """Opponent pieces this many steps or fewer behind a blockade are what it is worth to hold."""
+
+
+@functools.lru_cache(maxsize=4096)
+def reach_ways(starts: frozenset[int]) -> tuple[int, ...]:
+    """For each progress 0..52 of a player's own track, the ways of 36 that its next roll
+    takes one of its movers at ``starts`` exactly there (few sets of starts recur, as a move
+    changes one player's pieces only: cached)."""
+    ways = [0] * (TRACK_TILES + 1)
+    for start in starts:
+        for target in range(start + 2, min(start + 12, TRACK_TILES) + 1):
+            ways[target] += ROLL_WAYS[target - start]
+    return tuple(ways)
 
 
 class Standing:
@@ -43,79 +57,101 @@ class Standing:
         self.penalty = -game.scoring["blockade_step"]
         self.scale = max(30.0, 0.6 * max(game.scoring["noble_home"],
                                           game.scoring["noble_captured"]))
-        # tiles[q][p]: absolute tile of q's progress p (0 off the main track).
+        # tiles[q][p]: absolute tile of q's progress p (0 off the main track); frames[q][r][p]:
+        # r's progress of that tile
         self.tiles = game.tiles
+        self.frames = game.frames
+        # capturable[q][p]: a piece of q at progress p can be captured (the main track, off
+        # Castles and entering tiles)
+        self.capturable = tuple(tuple(bool(tile) and not shared_tile(tile) for tile in row)
+                                for row in game.tiles)
+        self.noble_home_share = HOME_SHARE * self.scoring["noble_home"]
+        self.guard_home_share = HOME_SHARE * self.scoring["guard_home"]
 
     def _noble_worth(self, progress: int) -> float:
-        return HOME_SHARE * self.scoring["noble_home"] * progress / HOME
+        return self.noble_home_share * progress / HOME
 
     def _guard_worth(self, progress: int) -> float:
-        return HOME_SHARE * self.scoring["guard_home"] * progress / HOME
+        return self.guard_home_share * progress / HOME
 
-    def _reach_odds(self, state, attacker: int, tile: int, groups_only: bool) -> float:
-        """Chance that ``attacker``'s next roll lets one of its movers end exactly on ``tile``
-        (``groups_only``: only a group of four Guards, the one mover a blockade cannot stop)."""
-        target = progress_of(self.seats[attacker], tile)
-        starts = set()
-        row = state.guards[attacker]
-        if groups_only:
-            starts.update(p for p in set(row) if row.count(p) == GUARDS_PER_PLAYER)
-        else:
-            starts.update(p for p in row if p < target)
-            noble = state.nobles[attacker]
-            if 0 < noble < target:
-                starts.add(noble)
-        distances = {target - p for p in starts if p < target}
-        return sum(ROLL_ODDS[d] for d in distances if d <= 12)
+    def reach(self, state) -> tuple[list[tuple[int, ...]], list[tuple[int, ...]]]:
+        """Per player, :func:`reach_ways` of the distinct progresses its movers start from (its
+        Guards', the Yard's 0 included, and its Noble's once on the board), and of those
+        holding a group of all four Guards (the one mover a blockade cannot stop): computed
+        once per position."""
+        movers, groups = [], []
+        for row, noble in zip(state.guards, state.nobles, strict=True):
+            distinct = set(row)
+            groups.append(reach_ways(frozenset(
+                p for p in distinct if row.count(p) == GUARDS_PER_PLAYER)))
+            if noble > 0:
+                distinct.add(noble)
+            movers.append(reach_ways(frozenset(distinct)))
+        return movers, groups
 
-    def _risk(self, state, player: int, progress: int, groups_only: bool) -> float:
-        """Chance that the piece of ``player`` at ``progress`` is captured before its turn."""
-        tile = self.tiles[player][progress]
-        if tile == 0 or shared_tile(tile):
+    def _risk(self, reach, player: int, progress: int, groups_only: bool) -> float:
+        """Chance that the piece of ``player`` at ``progress`` is captured before its turn:
+        that some opponent's next roll lets one of its movers (``groups_only``: a group of
+        four) end exactly there. ``reach``: :meth:`reach` of the position."""
+        if not self.capturable[player][progress]:
             return 0.0
+        ways = reach[1] if groups_only else reach[0]
+        frame = self.frames[player]
         survive = 1.0
         for q in range(self.n):
             if q != player:
-                survive *= 1.0 - self._reach_odds(state, q, tile, groups_only)
+                survive *= 1.0 - ways[q][frame[q][progress]] / 36
         return 1.0 - survive
 
-    def _blockade_worth(self, state, player: int, progress: int, size: int) -> float:
+    def _blockade_worth(self, state, player: int, progress: int) -> float:
+        """What a blockade (two or more Guards) of ``player`` at ``progress`` costs the
+        opponents whose pieces it holds up."""
         tile = self.tiles[player][progress]
-        if size < 2 or tile == 0 or tile in CASTLES:
+        if tile == 0 or tile in CASTLES:
             return 0.0
         worth = 0.0
+        frame = self.frames[player]
         for q in range(self.n):
             if q == player or tile == ENTERING_TILES[self.seats[q]]:
                 continue
-            at = progress_of(self.seats[q], tile)
-            behind = [at - p for p in state.guards[q] if 0 < p < at]
-            if 0 < state.nobles[q] < at:
-                behind += [at - state.nobles[q]] * 2  # a blocked Noble counts double
-            worth += self.penalty * sum(1 for d in behind if d <= BLOCKADE_REACH)
+            at = frame[q][progress]
+            behind = sum(1 for p in state.guards[q] if 0 < p < at and at - p <= BLOCKADE_REACH)
+            noble = state.nobles[q]
+            if 0 < noble < at and at - noble <= BLOCKADE_REACH:
+                behind += 2  # a blocked Noble counts double
+            worth += self.penalty * behind
         return worth
 
-    def standing(self, state, player: int) -> float:
+    def standings(self, state) -> list[float]:
+        """Every player's standing (the module's docstring says what it counts)."""
         scoring = self.scoring
-        value = float(state.scores[player])
-        noble = state.nobles[player]
-        if noble < HOME:
-            value += self._noble_worth(noble)
-            risk = self._risk(state, player, noble, groups_only=False) if noble else 0.0
-            value -= risk * (self._noble_worth(noble) + scoring["noble_captured"])
-        row = state.guards[player]
-        for p in set(row):
-            if p == HOME or p == 0:
-                continue
-            size = row.count(p)
-            value += size * self._guard_worth(p)
-            risk = self._risk(state, player, p, groups_only=size >= 2)
-            value -= risk * size * (self._guard_worth(p) + scoring["guard_captured"])
-            value += self._blockade_worth(state, player, p, size)
-        return value
+        reach = self.reach(state)
+        values = []
+        for player in range(self.n):
+            value = float(state.scores[player])
+            noble = state.nobles[player]
+            if noble < HOME:
+                worth = self._noble_worth(noble)
+                value += worth
+                risk = self._risk(reach, player, noble, groups_only=False) if noble else 0.0
+                value -= risk * (worth + scoring["noble_captured"])
+            row = state.guards[player]
+            for p in set(row):
+                if p == HOME or p == 0:
+                    continue
+                size = row.count(p)
+                worth = self._guard_worth(p)
+                value += size * worth
+                risk = self._risk(reach, player, p, groups_only=size >= 2)
+                value -= risk * size * (worth + scoring["guard_captured"])
+                if size >= 2:
+                    value += self._blockade_worth(state, player, p)
+            values.append(value)
+        return values
 
     def leads(self, state) -> list[float]:
         """Every player's standing minus the best other player's."""
-        standings = [self.standing(state, p) for p in range(self.n)]
+        standings = self.standings(state)
         return [standings[p] - max(standings[q] for q in range(self.n) if q != p)
                 for p in range(self.n)]
 

@@ -484,3 +484,24 @@ def test_the_evaluate_hook_scores_each_players_standing_lead_and_a_finished_game
     ended = load(n=3, nobles=[HOME, 0, 0], scores=[60, 10, 0])
     assert ended.is_terminal()
     np.testing.assert_allclose(HOOKS.evaluate(ended), ended.returns())
+
+
+@pytest.mark.parametrize("groups", [False, True])
+def test_the_standing_charges_each_piece_its_capture_odds_and_credits_its_blockades(groups):
+    """A Guard's standing (envs/nobles/standing.py): its progress' worth, minus the chance that
+    the opponent's next roll lands a mover exactly on it (2d6 odds over the distinct distances:
+    7 -> 6/36, 5 -> 4/36, 12 -> 1/36) times what it would lose; a pair of Guards can only be hit
+    by a group of four, and holds up the opponent's pieces up to 12 steps behind it (5 points
+    each in Journey, a Noble counting twice)."""
+    from envs.nobles.standing import Standing
+
+    assert tile_of(0, 20) not in (9, 22, 35, 48, 1, 14, 27, 40)  # a tile where captures happen
+    worth = 0.5 * 10 * 20 / 58  # half the Guard's Home bonus, at 20 of 58 steps
+    if groups:
+        # the Noble 7 behind cannot hit the pair; the group of four 5 behind can
+        state = load(guards=[[20, 20, 0, 0], [opp(15)] * 4], nobles=[0, opp(13)])
+        expected = 2 * worth - 4 / 36 * 2 * (worth + 10) + 5 * (4 + 2)
+    else:
+        state = load(guards=[[20, 0, 0, 0], [opp(13), opp(15), 0, 0]], nobles=[0, opp(8)])
+        expected = worth - (6 + 4 + 1) / 36 * (worth + 10)
+    assert Standing(state.game).standings(state)[0] == pytest.approx(expected)

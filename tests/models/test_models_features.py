@@ -227,11 +227,12 @@ def test_capture_odds_equal_the_heuristics_risk_and_sit_in_the_observers_frame(p
                 continue
             if all(0 < p for p in state.nobles):
                 danger = encoder.danger(state)
+                reach = heuristic.standing.reach(state)
                 for q in range(players):
                     for p in {state.nobles[q], *state.guards[q]}:
                         if 1 <= p <= 52 and state.guards[q].count(p) < 2:
                             tile = game.tiles[q][p]
-                            risk = heuristic.standing._risk(state, q, p, groups_only=False)
+                            risk = heuristic.standing._risk(reach, q, p, groups_only=False)
                             assert danger[q, tile - 1] == pytest.approx(risk), (q, p)
                             checked += 1
                 me = state.current_player()
