@@ -85,6 +85,9 @@ class SearchConfig:
     # hook: Nobles' standing), as AlphaGo mixed its value net with rollouts; also how the
     # trained agent searches when it plays (0 = the network alone)
     game_value_weight: Annotated[float, "0..1"] = 0.0
+    # priors = softmax(logits / this) over the legal moves: above 1 flattens the network's
+    # priors toward uniform (Leela Chess Zero's policy softmax temperature), 1 = as trained
+    policy_temperature: Annotated[float, "> 0"] = 1.0
     # maxn: each seat maximises its own value | paranoid: every other seat minimises the root
     # player's (they play against it together)
     opponent_model: str = "maxn"
@@ -103,6 +106,8 @@ class SearchConfig:
             raise ValueError(f"dirichlet_share must be in [0, 1], got {self.dirichlet_share}")
         if self.gumbel_considered < 1:
             raise ValueError(f"gumbel_considered must be >= 1, got {self.gumbel_considered}")
+        if not self.policy_temperature > 0.0:
+            raise ValueError(f"policy_temperature must be > 0, got {self.policy_temperature}")
         if not 0.0 <= self.game_value_weight <= 1.0:
             raise ValueError(f"game_value_weight must be in [0, 1], got "
                              f"{self.game_value_weight}")
@@ -408,6 +413,8 @@ def search(states: Sequence, evaluate: Evaluator, config: SearchConfig,
             if mix:
                 values = (1.0 - mix) * values + mix * np.stack([game_value(s) for s in leaves])
             legal = np.stack([state.legal_actions_mask() for state in leaves])
+            if config.policy_temperature != 1.0:
+                logits = logits / config.policy_temperature
             priors = legal_softmax(logits, legal)
             for i, (tree, (node, path)) in enumerate(pending):
                 tree.expand(node, path, legal[i], priors[i], values[i])

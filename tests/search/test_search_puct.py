@@ -113,6 +113,20 @@ def test_first_visits_back_up_each_childs_vector_unchanged():
     np.testing.assert_allclose(result.q, [-1, 0.3])  # each child's value for player 0
 
 
+@pytest.mark.parametrize("temperature, share", [(1.0, 0.8), (2.0, 2 / 3), (1e6, 0.5)])
+def test_policy_temperature_flattens_the_priors_the_visits_follow(temperature, share):
+    """Priors = softmax(logits / T): logits (ln 4, 0) give (0.8, 0.2) as trained, (2/3, 1/3) at
+    T = 2 and uniform as T grows; between two equal children PUCT's visits follow the priors."""
+    game = TreeGame({"player": 0, "children": [leaf(0, 0), leaf(0, 0)]}, 2)
+
+    def peaked(states):
+        return np.tile([np.log(4.0), 0.0], (len(states), 1)), np.zeros((len(states), 2))
+
+    config = SearchConfig(simulations=301, policy_temperature=temperature)
+    result = search([game.new_initial_state()], peaked, config, rngs(1), add_noise=False)[0]
+    assert result.visits[0] / 300 == pytest.approx(share, abs=0.01)
+
+
 @pytest.mark.parametrize("weight", [0.0, 0.5, 1.0])
 def test_leaf_values_mix_the_network_with_the_games_own_evaluation(weight):
     """With game_value_weight w every evaluated leaf is worth (1 - w) x the network's vector +
@@ -241,7 +255,7 @@ def test_search_leaves_states_untouched_and_rejects_chance_roots():
 
 @pytest.mark.parametrize("bad", [dict(simulations=0), dict(chance="mean"), dict(root="alpha"),
                                  dict(dirichlet_share=1.5), dict(game_value_weight=1.5),
-                                 dict(opponent_model="all")])
+                                 dict(opponent_model="all"), dict(policy_temperature=0)])
 def test_bad_config_is_a_clear_error(bad):
     with pytest.raises(ValueError, match=next(iter(bad))):
         SearchConfig(**bad)
