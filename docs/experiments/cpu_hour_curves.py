@@ -103,7 +103,9 @@ def main() -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    figure, axes = plt.subplots(1, len(runs), figsize=(4 * len(runs), 3.6), squeeze=False)
+    # one scale for every panel: the runs are compared on it
+    figure, axes = plt.subplots(1, len(runs), figsize=(4 * len(runs), 3.6), squeeze=False,
+                                sharex=True, sharey=True)
     print("| run | CPU-hours | evaluation | rating [95% CI] |\n|---|---|---|---|")
     for axis, (label, points, final, anchors, kept) in zip(axes[0], runs, strict=True):
         hours, rating, low, high = (np.array(column) for column in zip(*points, strict=True))
