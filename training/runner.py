@@ -128,6 +128,7 @@ class ProcessRunner:
         self.max_restarts = max_restarts
         self.restarts = 0
         self.round = None
+        self.busy = False  # a play() is under way, or was cut short
         self.pool = self._new_pool()
 
     def _new_pool(self) -> ProcessPoolExecutor:
@@ -141,7 +142,12 @@ class ProcessRunner:
     def play(self, items: list) -> list:
         """The items in ``workers`` chunks, one per worker; the chunks a broken pool loses are
         played again by a new one."""
-        items = list(items)
+        self.busy = True  # stays so when play is cut short (Ctrl-C): close terminates then
+        results = self._play(list(items))
+        self.busy = False
+        return results
+
+    def _play(self, items: list) -> list:
         size = -(-len(items) // self.workers)
         chunks = [items[i:i + size] for i in range(0, len(items), size)]
         results: dict[int, list] = {}
@@ -173,10 +179,14 @@ class ProcessRunner:
     def close(self) -> None:
         """Stop the workers now: items still running are abandoned (the items and their round
         are the caller's to keep), and every worker process has ended when this returns."""
-        # (Python 3.14: pool.terminate_workers().) The pool's own thread notices the ends,
-        # fails the futures and joins the processes; shutdown waits for it.
-        for process in list((self.pool._processes or {}).values()):
-            process.terminate()
+        # Idle workers (a run's normal end) exit on their own, running their exit handlers (a
+        # terminated worker leaves the semaphores its ONNX export made to the resource
+        # tracker's "leaked" warning). Busy ones are terminated (Python 3.14:
+        # pool.terminate_workers()): the pool's own thread notices the ends, fails the futures
+        # and joins the processes; shutdown waits for it.
+        if self.busy:
+            for process in list((self.pool._processes or {}).values()):
+                process.terminate()
         self.pool.shutdown(wait=True, cancel_futures=True)
 
 

@@ -462,6 +462,32 @@ def test_closing_the_process_runner_ends_its_workers_at_once():
     runner.close()  # again: nothing left to do
 
 
+
+def test_a_play_cut_short_leaves_busy_workers_that_closing_ends_at_once(monkeypatch):
+    """Idle workers exit on their own at close (their exit handlers run); workers still playing
+    the chunks of a play that Ctrl-C cut short are terminated, not waited for."""
+    from concurrent.futures import Future
+
+    from training.alphazero.algorithm import SelfPlayFactory
+    from training.runner import ProcessRunner
+
+    factory = SelfPlayFactory(*FACTORY_ARGS)
+    runner = ProcessRunner(factory, workers=2, torch_threads=1, max_restarts=0)
+    runner.start_round(Round(random_weights(factory, 0)))
+
+    def ctrl_c(self, timeout=None):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Future, "result", ctrl_c)
+    with pytest.raises(KeyboardInterrupt):
+        runner.play(list(range(4000)))  # minutes of games in two chunks
+    monkeypatch.undo()
+    processes = list(runner.pool._processes.values())
+    start = time.perf_counter()
+    runner.close()
+    assert time.perf_counter() - start < 5
+    assert processes and not any(p.is_alive() for p in processes)
+
 def test_warm_start_samples_carry_the_teachers_choices_and_the_outcome():
     from training.warmstart import WarmStartConfig, teacher_samples
 
