@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from agents import parse_spec
-from arena.stats import RatedGames, base_name, fit_ratings
+from arena.stats import RatedGames, fit_ratings
 from models.checkpoint import load_checkpoint
 from training.curve import draw_anchors, evaluated
 
@@ -66,15 +66,14 @@ def kept_points(run_dir: Path, evaluations: list[Path], cores: float,
         rated = RatedGames.of([(game["seats"], game["returns"]) for game in record["games"]])
         fixed = {name: value for name, value in anchors.items() if name in rated.names}
         ratings = {r.name: r for r in fit_ratings(rated, fixed or None)}
-        for name in rated.names:
+        for index, name in enumerate(rated.names):
             if not name.startswith("checkpoint:"):
                 continue
             path = Path(parse_spec(name)[1]["path"])
             if path.resolve().parent != folder:
                 continue
             seconds = load_checkpoint(path)["counters"]["seconds"]
-            games = sum(base_name(seat) == name for game in record["games"]
-                        for seat in game["seats"])
+            games = int(rated.seats[:, index] @ rated.counts)  # the seats it held
             rating = ratings[name]
             points.append((seconds * cores / 3600.0, rating.rating, rating.low, rating.high,
                            games))
