@@ -9,9 +9,9 @@ frozen TorchScript with batch norm folded and oneDNN, as training and checkpoint
 ``onnx`` onnxruntime; ``+cache`` with the evaluation cache), with each root of ``--roots``:
 ``puct`` (one leaf a tree per network call) and ``gumbel`` (the root that the recipes and the zoo
 agents search with, where a tree sends a halving phase's leaves in one call). OpenSpiel is
-timed three times: with the eager network (what a user of its ``MCTSBot`` would plug in), with
-the frozen module, and with the network in onnxruntime (the fastest at batch 1); the ratio is
-against the fastest.
+timed four times: with the eager network (what a user of its ``MCTSBot`` would plug in), with
+the frozen module, and with the network in onnxruntime, float and 8-bit (so that our 8-bit rows
+meet a peer on the same runtime); the ratio is against the fastest.
 
     python benchmarks/search_speed.py                      # Blockade, 2 players
     python benchmarks/search_speed.py --game nobles --simulations 64 --batches 1 16 64
@@ -188,7 +188,8 @@ def main() -> None:
             for variant in args.inference}
     peers = {"eager": NetworkEvaluator(net, encoder, game.num_players, optimize=False),
              "frozen": inference_evaluator(net, encoder, game.num_players, "torch"),
-             "onnx": inference_evaluator(net, encoder, game.num_players, "onnx")}
+             "onnx": inference_evaluator(net, encoder, game.num_players, "onnx"),
+             "onnx-int8": inference_evaluator(net, encoder, game.num_players, "onnx-int8")}
     os_positions = sample_positions(game, args.openspiel_positions, 1)
     batches = {batch: sample_positions(game, batch, 0) for batch in args.batches}
     rates: dict = {}
