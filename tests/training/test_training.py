@@ -446,21 +446,30 @@ def test_a_dead_worker_process_is_replaced_and_its_games_replayed(tmp_path, caps
     assert_same_games(records_more, expected_more)
 
 
-def test_closing_the_process_runner_ends_its_workers_at_once():
+def two_worker_runner():
+    """A process runner of two self-play workers, its round started."""
     from training.alphazero.algorithm import SelfPlayFactory
     from training.runner import ProcessRunner
 
     factory = SelfPlayFactory(*FACTORY_ARGS)
     runner = ProcessRunner(factory, workers=2, torch_threads=1, max_restarts=0)
     runner.start_round(Round(random_weights(factory, 0)))
-    runner.play([1, 2])  # the workers are up
+    return runner
+
+
+def assert_close_ends_workers_at_once(runner):
     processes = list(runner.pool._processes.values())
     start = time.perf_counter()
     runner.close()
     assert time.perf_counter() - start < 5
     assert processes and not any(p.is_alive() for p in processes)
-    runner.close()  # again: nothing left to do
 
+
+def test_closing_the_process_runner_ends_its_workers_at_once():
+    runner = two_worker_runner()
+    runner.play([1, 2])  # the workers are up
+    assert_close_ends_workers_at_once(runner)
+    runner.close()  # again: nothing left to do
 
 
 def test_a_play_cut_short_leaves_busy_workers_that_closing_ends_at_once(monkeypatch):
@@ -468,12 +477,7 @@ def test_a_play_cut_short_leaves_busy_workers_that_closing_ends_at_once(monkeypa
     the chunks of a play that Ctrl-C cut short are terminated, not waited for."""
     from concurrent.futures import Future
 
-    from training.alphazero.algorithm import SelfPlayFactory
-    from training.runner import ProcessRunner
-
-    factory = SelfPlayFactory(*FACTORY_ARGS)
-    runner = ProcessRunner(factory, workers=2, torch_threads=1, max_restarts=0)
-    runner.start_round(Round(random_weights(factory, 0)))
+    runner = two_worker_runner()
 
     def ctrl_c(self, timeout=None):
         raise KeyboardInterrupt
@@ -482,11 +486,8 @@ def test_a_play_cut_short_leaves_busy_workers_that_closing_ends_at_once(monkeypa
     with pytest.raises(KeyboardInterrupt):
         runner.play(list(range(4000)))  # minutes of games in two chunks
     monkeypatch.undo()
-    processes = list(runner.pool._processes.values())
-    start = time.perf_counter()
-    runner.close()
-    assert time.perf_counter() - start < 5
-    assert processes and not any(p.is_alive() for p in processes)
+    assert_close_ends_workers_at_once(runner)
+
 
 def test_warm_start_samples_carry_the_teachers_choices_and_the_outcome():
     from training.warmstart import WarmStartConfig, teacher_samples
