@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
+import numpy as np
+
 
 @runtime_checkable
 class Agent(Protocol):
@@ -39,3 +41,27 @@ class BatchingAgent(Agent, Protocol):
     def act_batch(self, forks: Sequence[BatchingAgent], states: Sequence) -> list[int]:
         """``forks[i].act(states[i])`` for every ``i`` (forks of this agent), answered
         together."""
+
+
+@runtime_checkable
+class SearchingAgent(Agent, Protocol):
+    """An agent whose move comes out of a search over several moves (plain MCTS): it can say how
+    its search spread, which makes a richer teacher's label than its one move (expert
+    iteration's tree-policy target)."""
+
+    def act_with_policy(self, state) -> tuple[int, dict[int, float]]:
+        """``act``'s move and the share of the search's root visits each searched action got."""
+
+
+def teacher_label(teacher: Agent, state, num_actions: int) -> tuple[int, np.ndarray]:
+    """``teacher``'s move in ``state`` and the policy target it teaches there, over all
+    ``num_actions`` board actions: its search's visit shares when it searches
+    (:class:`SearchingAgent`), else one-hot on its move."""
+    policy = np.zeros(num_actions, dtype=np.float32)
+    if isinstance(teacher, SearchingAgent):
+        move, shares = teacher.act_with_policy(state)
+        policy[list(shares)] = list(shares.values())
+    else:
+        move = teacher.act(state)
+        policy[move] = 1.0
+    return move, policy

@@ -48,3 +48,8 @@ class MCTSAgent:
 
     def act(self, state) -> int:
         return self._search.best_action(state)
+
+    def act_with_policy(self, state) -> tuple[int, dict[int, float]]:
+        move, visits = self._search.decide(state)
+        total = sum(visits.values())
+        return move, {action: count / total for action, count in visits.items()}

@@ -77,7 +77,8 @@ class _Node:
 
 
 class UCT:
-    """One search per ``search(state)`` call; no tree is kept between calls."""
+    """One search per :meth:`decide` (or :meth:`best_action`) call, from a decision node that
+    it does not modify; no tree is kept between calls."""
 
     def __init__(self, num_players: int, config: UCTConfig, evaluate: Evaluation | None = None,
                  order: ActionOrder | None = None, seed: int = 0):
@@ -92,22 +93,22 @@ class UCT:
     def seed(self, seed: int) -> None:
         self._rng.seed(seed)
 
-    def search(self, state) -> dict[int, int]:
-        """Visit counts of the root's children after ``config.simulations`` simulations from
-        ``state`` (a decision node; it is not modified)."""
-        root = self._run(state)
-        return {action: child.visits for action, child in root.children.items()}
-
     def best_action(self, state) -> int:
         """The most visited root action (ties: the better mean for the player to move); no
         search when there is only one legal action."""
+        return self.decide(state)[0]
+
+    def decide(self, state) -> tuple[int, dict[int, int]]:
+        """:meth:`best_action`'s move and the root's visit counts per searched action (a single
+        legal action: that one, with one visit and no search)."""
         actions = state.legal_actions()
         if len(actions) == 1:
-            return actions[0]
+            return actions[0], {actions[0]: 1}
         root = self._run(state)
         player = root.player
-        return max(root.children.items(),
+        best = max(root.children.items(),
                    key=lambda item: (item[1].visits, item[1].totals[player] / item[1].visits))[0]
+        return best, {action: child.visits for action, child in root.children.items()}
 
     def _run(self, state) -> _Node:
         root = _Node(state.current_player(), self.num_players)

@@ -1,16 +1,17 @@
 """Warm start from a teacher: the second half of the sparse-reward remedy.
 
-Before the first self-play iteration, ``games`` games are played between the teacher agent
-(the game's ``heuristic`` by default) and an opponent (``random``), seats rotated. Every
-decision of both sides becomes a sample whose policy target is the *teacher's* choice in that
-position (so the random side's positions are labelled by the teacher too, DAgger-style) and
-whose value target is the game's outcome for the mover (adjudicated when the game is not
-decided). The samples go into the replay buffer and the learner takes ``steps`` steps on them,
-so self-play starts from a network that already heads for the goals instead of from one whose
-random games never end in a win. The samples stay in the buffer until self-play overwrites them,
-or with ``keep`` for the whole run (pinned slots of the buffer: every batch then holds teacher
-samples in their share of the buffer, which keeps the network from drifting away from what the
-teacher knows while self-play's own targets are still noisy).
+Before the first self-play iteration, ``games`` games are played between the teacher agent (the
+game's ``heuristic`` by default) and an opponent (``random``), seats rotated. Every decision of
+both sides becomes a sample whose policy target is the *teacher's* label for that position (so
+the random side's positions are labelled by the teacher too, DAgger-style: its move, or a
+searching teacher's visit shares, :func:`agents.base.teacher_label`) and whose value target is
+the game's outcome for the mover (adjudicated when the game is not decided). The samples go into
+the replay buffer and the learner takes ``steps`` steps on them, so self-play starts from a
+network that already heads for the goals instead of from one whose random games never end in a
+win. The samples stay in the buffer until self-play overwrites them, or with ``keep`` for the
+whole run (pinned slots of the buffer: every batch then holds teacher samples in their share of
+the buffer, which keeps the network from drifting away from what the teacher knows while
+self-play's own targets are still noisy).
 
 Then, with ``student_games``, the student round: the warm-started network plays that many games
 against the opponent, its decisions labelled by the teacher (DAgger), and the learner takes
@@ -26,6 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from agents.base import teacher_label
 from arena.report import ProgressLine
 from envs.core import sample_chance
 from models.evaluator import ViewMaps
@@ -42,7 +44,7 @@ class WarmStartConfig:
     games: int = 0
     # learner steps on their samples before the first iteration
     steps: int = 200
-    # agent spec whose choices are the policy targets
+    # agent spec whose labels are the policy targets (agents.base.teacher_label)
     teacher: str = "heuristic"
     # agent spec it plays against (seats rotated)
     opponent: str = "random"
@@ -103,14 +105,12 @@ def teacher_samples(game, encoder, config: WarmStartConfig, outcomes: Outcomes,
             if student is not None and player != teacher_seat:
                 state.apply_action(opponent.act(state.clone()))
                 continue
-            label = teacher.act(state.clone())
+            label, policy = teacher_label(teacher, state.clone(), game.num_actions)
             if player != teacher_seat:
                 action = opponent.act(state.clone())
             else:
                 action = label if student is None else student.act(state.clone())
             perm = maps.perms[player]
-            policy = np.zeros(game.num_actions, dtype=np.float32)
-            policy[label] = 1.0
             obs.append(encoder.encode(state, player))
             masks.append(state.legal_actions_mask()[perm])
             policies.append(policy[perm])

@@ -1,6 +1,7 @@
 """Plain UCT (search/uct.py) on tiny games with known answers: max^n for three players, chance
 nodes by expectation, progressive widening in a given order, cut-off and full rollouts."""
 
+import numpy as np
 import pytest
 from tiny_games import RaceGame, TreeGame, exact_values
 
@@ -44,11 +45,11 @@ def test_progressive_widening_caps_children_and_follows_the_order():
     config = UCTConfig(simulations=100, rollout_depth=None, widening=1.0, widening_exponent=0.5)
     reversed_order = lambda state, actions: sorted(actions, reverse=True)  # noqa: E731
     search = UCT(2, config, order=reversed_order)
-    visits = search.search(game.new_initial_state())
+    visits = search.decide(game.new_initial_state())[1]
     assert len(visits) <= 11  # ceil(1 * sqrt(100 + 1))
     assert min(visits) >= 29  # grown best-first: only the top of the order was tried
     assert max(visits, key=visits.get) == 39
-    plain = UCT(2, UCTConfig(simulations=100, rollout_depth=None)).search(
+    _, plain = UCT(2, UCTConfig(simulations=100, rollout_depth=None)).decide(
         game.new_initial_state())
     assert len(plain) == 40
 
@@ -62,11 +63,11 @@ def test_cut_off_rollouts_use_the_evaluation_and_full_rollouts_reach_the_end():
         lead = state.positions[0] - state.positions[1]
         return [lead / 6, -lead / 6]
 
-    UCT(2, UCTConfig(simulations=50, rollout_depth=2), evaluate=evaluate).search(
+    UCT(2, UCTConfig(simulations=50, rollout_depth=2), evaluate=evaluate).decide(
         game.new_initial_state())
     assert calls and all(max(c["positions"]) < 6 for c in calls)
     before = len(calls)
-    UCT(2, UCTConfig(simulations=50, rollout_depth=None), evaluate=evaluate).search(
+    UCT(2, UCTConfig(simulations=50, rollout_depth=None), evaluate=evaluate).decide(
         game.new_initial_state())
     assert len(calls) == before  # rolled out to the end: no evaluation needed
 
@@ -74,8 +75,8 @@ def test_cut_off_rollouts_use_the_evaluation_and_full_rollouts_reach_the_end():
 def test_search_is_deterministic_for_a_seed():
     game = RaceGame(num_players=3, length=5, chance=True)
     config = UCTConfig(simulations=120, rollout_depth=None)
-    first = UCT(3, config, seed=4).search(game.new_initial_state())
-    again = UCT(3, config, seed=4).search(game.new_initial_state())
+    first = UCT(3, config, seed=4).decide(game.new_initial_state())[1]
+    again = UCT(3, config, seed=4).decide(game.new_initial_state())[1]
     assert first == again
 
 
@@ -93,3 +94,26 @@ def test_bad_settings_are_rejected(settings, message):
 def test_cut_off_rollouts_need_an_evaluation():
     with pytest.raises(ValueError, match="evaluation function"):
         UCT(2, UCTConfig(rollout_depth=3))
+
+
+def test_teacher_label_is_the_visit_share_of_a_searching_agent_and_one_hot_otherwise():
+    from agents import make_agent
+    from agents.base import teacher_label
+    from envs import nobles
+
+    game = nobles.Game(num_players=3)
+    state = game.new_initial_state()
+    while state.is_chance_node() or len(state.legal_actions()) < 2:
+        state.apply_action(state.legal_actions()[-1])
+    mcts = make_agent("mcts:simulations=60", game)
+    mcts.reset(game, state.current_player(), 5)
+    move, policy = teacher_label(mcts, state, game.num_actions)
+    mcts.reset(game, state.current_player(), 5)
+    assert move == mcts.act(state)  # the label's move is the agent's own
+    assert policy.sum() == pytest.approx(1.0)
+    assert set(np.flatnonzero(policy)) <= set(state.legal_actions())
+    assert len(np.flatnonzero(policy)) > 1 and policy[move] == policy.max()
+    heuristic = make_agent("heuristic", game)
+    heuristic.reset(game, state.current_player(), 5)
+    move, policy = teacher_label(heuristic, state, game.num_actions)
+    assert policy[move] == 1.0 and policy.sum() == 1.0

@@ -193,3 +193,33 @@ def test_each_opponent_game_draws_one_of_several_opponents_for_all_its_other_sea
                                                                             state.legal_actions()))
                 assert scores[action] == max(scores.values())
             state.apply_action(action)
+
+
+def test_a_searching_teacher_labels_with_its_visit_shares():
+    """Plain MCTS as the teacher labels each decision with the share of its root visits per
+    move (expert iteration's tree-policy target), not one-hot on its move: in 3-player Nobles
+    its labels are distributions over the legal moves, some spread over more than one, and the
+    same whatever the concurrency."""
+    game = nobles.Game(num_players=3, max_turns=30)
+    encoder = nobles.Encoder(game)
+
+    def played(concurrent):
+        torch.manual_seed(0)
+        net = build_network(encoder.shape, game.num_actions, 3, ModelConfig(hidden=16))
+        w = SelfPlay(game, encoder, net, SearchConfig(simulations=4, root="puct"),
+                     SelfPlayConfig(concurrent_games=concurrent, teacher="mcts:simulations=40",
+                                    teacher_share=1.0, teacher_games="all", temperature_moves=0),
+                     Outcomes(game, RewardConfig()))
+        return w.play(SEEDS[:2])
+
+    records = played(2)
+    same_records(records, played(1))
+    policies = np.concatenate([r.samples.policy for r in records])
+    masks = np.concatenate([r.samples.mask for r in records])
+    searched = masks.sum(axis=1) > 1  # one legal move is recorded one-hot without a search
+    assert sum(r.teacher_labels for r in records) == searched.sum() > 10
+    np.testing.assert_allclose(policies.sum(axis=1), 1.0, rtol=1e-5)
+    assert not policies[~masks].any()
+    spread = (policies[searched] > 0).sum(axis=1)
+    assert (spread > 1).mean() > 0.5
+    assert set(np.unique(policies[searched] * 40).round(4)) <= set(range(41))  # visits / 40

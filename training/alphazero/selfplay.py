@@ -10,7 +10,8 @@ What each decision of the current network records (policy target, value target):
 - Policy target: the search's (visit counts with a PUCT root, the improved policy with a Gumbel
   root).
 - Teacher labels (``teacher_share`` > 0): that share of the decisions gets the
-  teacher's choice (``teacher``, an agent spec) as its target instead, in games against a random
+  teacher's label (``teacher``, an agent spec: a searching agent's visit shares, another's
+  move; :func:`agents.base.teacher_label`) as its target instead, in games against a random
   seat (``teacher_games: vs_random``) or in every game (``all``): the warm start's student round
   (DAgger) carried on through self-play. The learner fades the share out over the run
   (``teacher_fade``), so the search's targets take over.
@@ -35,6 +36,7 @@ import numpy as np
 
 import envs
 from agents import make_agent
+from agents.base import teacher_label
 from envs.core import sample_chance
 from models.inference import make_evaluator
 from search.puct import SearchConfig, search
@@ -61,10 +63,10 @@ class SelfPlayConfig:
     # network can actually win, so real win signals appear while self-play between equals
     # never finishes
     random_opponent_share: float = 0.0
-    # agent spec of the teacher whose choices replace the search's policy targets (the warm
-    # start's own is algo.warm_start.teacher)
+    # agent spec of the teacher whose labels replace the search's policy targets: its move, or
+    # a searching agent's (mcts) visit shares (the warm start's own is algo.warm_start.teacher)
     teacher: str = "heuristic"
-    # share of the network's decisions whose policy target is the teacher's choice: the warm
+    # share of the network's decisions whose policy target is the teacher's label: the warm
     # start's student round (DAgger) carried on through self-play
     teacher_share: float = 0.0
     # fade teacher_share linearly to 0 over this share of the run (0.3 = gone after 30% of the
@@ -137,7 +139,7 @@ class SelfPlayGame:
     truncated: bool  # ended by the engine's turn limit without a result
     actions: list[int] = field(default_factory=list)  # every applied action, chance included
     simulations: int = 0
-    teacher_labels: int = 0  # recorded decisions whose policy target is the teacher's choice
+    teacher_labels: int = 0  # recorded decisions whose policy target is the teacher's label
     network_seat: int | None = None  # with a past self or the opponent: the network's one seat
     others: str | None = None  # who played the other seats then: "past" or "opponent"
     opponent: int | None = None  # with "opponent": its index in selfplay.opponents
@@ -312,8 +314,8 @@ class SelfPlay:
                     and (g.random_seat is not None or self.config.teacher_games == "all")
                     and g.label_rng.random() < self.teacher_share):
                 self.teacher.reset(self.game, player, int(g.label_rng.integers(2**31)))
-                board_policy[:] = 0.0
-                board_policy[self.teacher.act(g.state.clone())] = 1.0
+                _, board_policy = teacher_label(self.teacher, g.state.clone(),
+                                                self.game.num_actions)
                 g.teacher_labels += 1
         g.obs.append(self.encoder.encode(g.state, player))
         g.masks.append(mask[perm])
