@@ -244,12 +244,24 @@ def write_atomically(path: Path, data: bytes) -> Path:
     return path
 
 
+ONNX_LOGGERS = ("torch.onnx", "onnxscript", "onnx_ir")
+"""The loggers of the ONNX exporter and its graph passes."""
+
+
+def quiet_onnx_loggers() -> None:
+    """Only errors from :data:`ONNX_LOGGERS`: their notices (torchvision is missing, constant
+    folding skipped, initializers deduplicated) reach the root logger, which Hydra sets to INFO,
+    and would print a dozen lines at every round's export in self-play."""
+    for name in ONNX_LOGGERS:
+        logging.getLogger(name).setLevel(logging.ERROR)
+
+
 def onnx_models(greedy: GreedyPolicy, inputs: dict[str, torch.Tensor],
                 opset: int) -> dict[str, onnx.ModelProto]:
     """The ``network`` and ``greedy`` graphs (:data:`GRAPHS`) with a dynamic batch axis, cut
     out of one export of :class:`BothGraphs`."""
     batch = torch.export.Dim("batch")
-    logging.getLogger("torch.onnx").setLevel(logging.ERROR)  # torchvision-is-missing notices
+    quiet_onnx_loggers()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         program = torch.onnx.export(

@@ -44,7 +44,7 @@ import torch
 from onnx import numpy_helper
 
 from models.evaluator import NetworkEvaluator, TorchRunner
-from models.export import reference_positions
+from models.export import quiet_onnx_loggers, reference_positions
 
 BACKENDS = ("torch", "onnx", "auto", "onnx-int8")
 AUTO_TORCH_BATCH = 16
@@ -60,7 +60,7 @@ def export_graph(net: torch.nn.Module, shape: Sequence[int]) -> onnx.ModelProto:
     which would fold batch norm into new, unnamed tensors (:meth:`OnnxRunner.refresh` runs them
     after writing the weights in)."""
     example = torch.zeros(2, *shape)
-    logging.getLogger("torch.onnx").setLevel(logging.ERROR)  # torchvision-is-missing notices
+    quiet_onnx_loggers()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         program = torch.onnx.export(

@@ -2,13 +2,15 @@
 torch network's outputs on real positions, also after the weights change; int8 stays close; the
 cache returns what the network would; self-play plays the same games with each exact option."""
 
+import logging
+
 import numpy as np
 import pytest
 import torch
 from tiny_games import RaceEncoder, RaceGame
 
 from envs import blockade, nobles
-from models.export import reference_positions
+from models.export import ONNX_LOGGERS, reference_positions
 from models.features import make_encoder
 from models.inference import EvaluationCache, make_evaluator
 from models.nets import ModelConfig, action_layout, build_network
@@ -159,3 +161,18 @@ def test_unknown_backend_and_negative_cache_are_errors():
         make_evaluator(net, encoder, 2, "tensorrt")
     with pytest.raises(ValueError, match="cache_size"):
         make_evaluator(net, encoder, 2, cache_size=-1)
+
+
+def test_onnx_backends_export_and_refresh_without_the_exporters_notices(caplog):
+    """Hydra sets the root logger to INFO: the exporter's and its graph passes' notices would
+    then print a dozen lines at every self-play round's export; only their errors show."""
+    for name in ONNX_LOGGERS:  # as in a fresh process
+        logging.getLogger(name).setLevel(logging.NOTSET)
+    caplog.set_level(logging.INFO)
+    game = nobles.Game(num_players=3)
+    encoder = make_encoder(game, [])
+    net = network(game, encoder, 0)
+    evaluator = make_evaluator(net, encoder, game.num_players, "onnx-int8")
+    net.load_state_dict(network(game, encoder, 1).state_dict())
+    evaluator.refresh()
+    assert [r.name for r in caplog.records if r.name.startswith(ONNX_LOGGERS)] == []
