@@ -34,6 +34,18 @@ def worker(concurrent=4, players=2, rewards=NO_ADJUDICATION, past=False,
                     Outcomes(game, rewards), race_net(players, 1) if past else None)
 
 
+def nobles_3p_games(seeds, concurrent, max_turns, simulations, **selfplay):
+    """Self-play records of 3-player Nobles for ``seeds``, ``concurrent`` games at once, by a
+    small network of seed 0 (``selfplay``: the other SelfPlayConfig keys)."""
+    game = nobles.Game(num_players=3, max_turns=max_turns)
+    encoder = nobles.Encoder(game)
+    torch.manual_seed(0)
+    net = build_network(encoder.shape, game.num_actions, 3, ModelConfig(hidden=16))
+    return SelfPlay(game, encoder, net, SearchConfig(simulations=simulations, root="puct"),
+                    SelfPlayConfig(concurrent_games=concurrent, **selfplay),
+                    Outcomes(game, RewardConfig())).play(seeds)
+
+
 def same_records(a, b):
     for x, y in zip(a, b, strict=True):
         assert x.actions == y.actions and x.network_seat == y.network_seat
@@ -131,15 +143,10 @@ def test_opponent_games_seat_the_heuristic_everywhere_but_the_network_seat():
     and two seats the heuristic plays: each of their moves is one the heuristic scores best.
     The games are the same whatever the concurrency, and the share is validated."""
     game = nobles.Game(num_players=3, max_turns=45)
-    encoder = nobles.Encoder(game)
 
     def played(concurrent):
-        torch.manual_seed(0)
-        net = build_network(encoder.shape, game.num_actions, 3, ModelConfig(hidden=16))
-        w = SelfPlay(game, encoder, net, SearchConfig(simulations=6, root="puct"),
-                     SelfPlayConfig(concurrent_games=concurrent, opponents=("heuristic",),
-                                    opponent_share=1.0), Outcomes(game, RewardConfig()))
-        return w.play(SEEDS[:2])
+        return nobles_3p_games(SEEDS[:2], concurrent, 45, 6, opponents=("heuristic",),
+                               opponent_share=1.0)
 
     records = played(2)
     same_records(records, played(1))
@@ -169,15 +176,10 @@ def test_each_opponent_game_draws_one_of_several_opponents_for_all_its_other_sea
     """With two opponents each game seats one of them (drawn from the game's seed) in every
     seat but the network's; both get games, and the draw does not depend on concurrency."""
     game = nobles.Game(num_players=3, max_turns=30)
-    encoder = nobles.Encoder(game)
 
     def played(concurrent):
-        torch.manual_seed(0)
-        net = build_network(encoder.shape, game.num_actions, 3, ModelConfig(hidden=16))
-        w = SelfPlay(game, encoder, net, SearchConfig(simulations=4, root="puct"),
-                     SelfPlayConfig(concurrent_games=concurrent, opponents=("heuristic", "random"),
-                                    opponent_share=1.0), Outcomes(game, RewardConfig()))
-        return w.play(list(range(100, 108)))
+        return nobles_3p_games(list(range(100, 108)), concurrent, 30, 4,
+                               opponents=("heuristic", "random"), opponent_share=1.0)
 
     records = played(4)
     same_records(records, played(1))
@@ -200,17 +202,9 @@ def test_a_searching_teacher_labels_with_its_visit_shares():
     move (expert iteration's tree-policy target), not one-hot on its move: in 3-player Nobles
     its labels are distributions over the legal moves, some spread over more than one, and the
     same whatever the concurrency."""
-    game = nobles.Game(num_players=3, max_turns=30)
-    encoder = nobles.Encoder(game)
-
     def played(concurrent):
-        torch.manual_seed(0)
-        net = build_network(encoder.shape, game.num_actions, 3, ModelConfig(hidden=16))
-        w = SelfPlay(game, encoder, net, SearchConfig(simulations=4, root="puct"),
-                     SelfPlayConfig(concurrent_games=concurrent, teacher="mcts:simulations=40",
-                                    teacher_share=1.0, teacher_games="all", temperature_moves=0),
-                     Outcomes(game, RewardConfig()))
-        return w.play(SEEDS[:2])
+        return nobles_3p_games(SEEDS[:2], concurrent, 30, 4, teacher="mcts:simulations=40",
+                               teacher_share=1.0, teacher_games="all", temperature_moves=0)
 
     records = played(2)
     same_records(records, played(1))
