@@ -8,8 +8,10 @@ import pytest
 
 import envs
 from agents import AGENT_NAMES, make_agent, parse_spec
+from agents.base import teacher_label
 from agents.heuristic import heuristic_for
 from arena import play_match
+from envs import nobles
 
 # Every game and rule variant, shortened where a game could otherwise run long.
 VARIANTS = [
@@ -144,3 +146,22 @@ def test_checkpoint_agent_plays_the_same_moves_with_the_onnx_backend(tmp_path):
         state.apply_action(moves.pop())
     with pytest.raises(ValueError, match="backend"):
         make_agent(f"checkpoint:{path}:inference=gpu", game)
+
+
+def test_teacher_label_is_the_visit_share_of_a_searching_agent_and_one_hot_otherwise():
+    game = nobles.Game(num_players=3)
+    state = game.new_initial_state()
+    while state.is_chance_node() or len(state.legal_actions()) < 2:
+        state.apply_action(state.legal_actions()[-1])
+    mcts = make_agent("mcts:simulations=60", game)
+    mcts.reset(game, state.current_player(), 5)
+    move, policy = teacher_label(mcts, state, game.num_actions)
+    mcts.reset(game, state.current_player(), 5)
+    assert move == mcts.act(state)  # the label's move is the agent's own
+    assert policy.sum() == pytest.approx(1.0)
+    assert set(np.flatnonzero(policy)) <= set(state.legal_actions())
+    assert len(np.flatnonzero(policy)) > 1 and policy[move] == policy.max()
+    heuristic = make_agent("heuristic", game)
+    heuristic.reset(game, state.current_player(), 5)
+    move, policy = teacher_label(heuristic, state, game.num_actions)
+    assert policy[move] == 1.0 and policy.sum() == 1.0

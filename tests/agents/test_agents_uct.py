@@ -1,7 +1,6 @@
 """Plain UCT (search/uct.py) on tiny games with known answers: max^n for three players, chance
 nodes by expectation, progressive widening in a given order, cut-off and full rollouts."""
 
-import numpy as np
 import pytest
 from tiny_games import RaceGame, TreeGame, exact_values
 
@@ -95,25 +94,3 @@ def test_cut_off_rollouts_need_an_evaluation():
     with pytest.raises(ValueError, match="evaluation function"):
         UCT(2, UCTConfig(rollout_depth=3))
 
-
-def test_teacher_label_is_the_visit_share_of_a_searching_agent_and_one_hot_otherwise():
-    from agents import make_agent
-    from agents.base import teacher_label
-    from envs import nobles
-
-    game = nobles.Game(num_players=3)
-    state = game.new_initial_state()
-    while state.is_chance_node() or len(state.legal_actions()) < 2:
-        state.apply_action(state.legal_actions()[-1])
-    mcts = make_agent("mcts:simulations=60", game)
-    mcts.reset(game, state.current_player(), 5)
-    move, policy = teacher_label(mcts, state, game.num_actions)
-    mcts.reset(game, state.current_player(), 5)
-    assert move == mcts.act(state)  # the label's move is the agent's own
-    assert policy.sum() == pytest.approx(1.0)
-    assert set(np.flatnonzero(policy)) <= set(state.legal_actions())
-    assert len(np.flatnonzero(policy)) > 1 and policy[move] == policy.max()
-    heuristic = make_agent("heuristic", game)
-    heuristic.reset(game, state.current_player(), 5)
-    move, policy = teacher_label(heuristic, state, game.num_actions)
-    assert policy[move] == 1.0 and policy.sum() == 1.0
