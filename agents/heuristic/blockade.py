@@ -235,7 +235,7 @@ class Heuristic(ScoredChoice):
             scored.append(((-turns, -steps), action, child.pawns))
         scored.sort(key=lambda item: item[0], reverse=True)
         free_walls = np.flatnonzero(state.wall_free).tolist()
-        closing = paths.wall_layout(state).closing if self.open_paths else None
+        closing = paths.wall_layout(state).closing_bits if self.open_paths else None
         judged = []
         for rank, (score, action, pawns) in enumerate(scored):
             if rank < THREAT_CHECKS:
@@ -247,10 +247,10 @@ class Heuristic(ScoredChoice):
         return judged
 
     def _worst_wall(self, masks, pawns, player: int, walls: list[int],
-                    closing: np.ndarray | None = None) -> tuple[int, int]:
+                    closing: int | None = None) -> tuple[int, int]:
         """``player``'s race after the one wall (of ``walls``) that lengthens it most; with
-        ``closing`` (the open-path rule's walls that may cut a path) a wall leaving some pawn
-        without a path is skipped, being illegal."""
+        ``closing`` (the bitset of the open-path rule's walls that may cut a path) a wall
+        leaving some pawn without a path is skipped, being illegal."""
         corridor = self.corridor(masks, pawns, player)
         worst = self.race(masks, pawns, player)
         for w in walls:
@@ -260,7 +260,7 @@ class Heuristic(ScoredChoice):
             walled = list(masks)
             for direction, bit in self.wall_clears[w]:
                 walled[direction] &= ~bit
-            if closing is not None and closing[w] and paths.cut_off_pawn(self.game, pawns,
+            if closing is not None and closing >> w & 1 and paths.cut_off_pawn(self.game, pawns,
                                                                            walled):
                 continue
             worst = max(worst, self.race(walled, pawns, player))

@@ -46,6 +46,10 @@ from envs.blockade.engine import (
     Game,
 )
 
+WALLS_TO_UPDATE = 4
+"""Most walls by which :meth:`Encoder._planes_since_last` updates a seat's last layout planes:
+each costs about a tenth of building them anew."""
+
 FLIPS = {"NW": (False, False), "NE": (False, True), "SE": (True, True), "SW": (True, False)}
 """Corner -> (mirror rows, mirror columns) that brings it to NW."""
 
@@ -103,6 +107,11 @@ class Encoder:
             slice(self.planes[name].start * game.num_cells,
                   self.planes[name].stop * game.num_cells)
             for name in ("to_act", "phase", "progress"))
+        self._wall_changes = [self._wall_change_indices(player) for player in range(n)]
+        # Per seat, (walls, supplies, layout planes) of the last layout built: the next one is
+        # those planes and a few changed entries (only its values are ever reused: a position
+        # with other walls or supplies gets its own, so results never depend on it).
+        self._last_layout: list[tuple | None] = [None] * n
         # The per-seat tables stacked [seat, ...], for encode_many's gathers over a batch.
         self._templates, self._view_cell, self._pawn_planes = (
             np.stack(tables) for tables in (self._templates, self._view_cell, self._pawn_planes))
@@ -120,28 +129,86 @@ class Encoder:
                                       self.game.cols - 1)[..., ::rows_step, ::cols_step]
         return blocked, anchors
 
+    def _wall_change_indices(self, player: int) -> list[tuple[np.ndarray, np.ndarray, int]]:
+        """Per wall index, where placing it changes ``player``'s layout planes, as indices
+        into the flattened planes: the blocked-edge entries it sets, the free-anchor entries it
+        clears (the anchors it conflicts with), and its placed-anchor entry."""
+        game, cells = self.game, self.game.num_cells
+        rows_step, cols_step = self._mirror_steps[player]
+        directions = self._view_directions[player].reshape(-1).tolist()
+        view_cell = self._view_cell[player]
+        anchor_rows, anchor_cols = game.rows - 1, game.cols - 1
+
+        def anchor_entry(status_row: int, u: int) -> int:
+            orientation, anchor = divmod(u, game.anchors_per_orientation)
+            r, c = divmod(anchor, anchor_cols)
+            r = r if rows_step == 1 else anchor_rows - 1 - r
+            c = c if cols_step == 1 else anchor_cols - 1 - c
+            plane = self.planes["wall_free"].start + 2 * status_row + orientation
+            return plane * cells + (r + 1) * game.cols + c + 1
+
+        blocked = self.planes["blocked"].start
+        return [(np.array([(blocked + directions.index(d)) * cells + view_cell[x]
+                           for x, d in game.wall_edges[w]]),
+                 np.array([anchor_entry(0, u) for u in game.wall_conflicts[w]]),
+                 anchor_entry(1, w))
+                for w in range(2 * game.anchors_per_orientation)]
+
     def _layout_planes(self, state, player: int) -> np.ndarray:
         """Goals, blocked edges, anchors, supplies, and to-act 1 and phase 0, the common case
         that :meth:`encode` corrects: they depend on the walls only (the supplies change with
         them), so they are built once per wall layout and seat and kept in the state's wall
-        cache (do not modify)."""
+        cache (do not modify); from the seat's last ones when those are few walls back."""
         key = (self, player)
         planes = state.wall_cache.get(key)
         if planes is None:
-            game = self.game
-            planes = self._templates[player].copy()
-            blocked, anchors = self._wall_planes(
-                player, np.frombuffer(state.open, dtype=np.uint8).reshape(game.rows, game.cols),
-                state.wall_status)
-            planes[self.planes["blocked"]] = blocked
-            planes[self.planes["wall_free"].start: self.planes["wall_placed"].stop, 1:, 1:] = \
-                anchors
-            supplies = state.walls_left
-            planes[self.planes["walls_left"]] = np.array(
-                [min(supplies[j] * self._supply_scale, 1.0) for j in self._supply_order[player]],
-                dtype=np.float32)[:, None, None]
-            planes[self.planes["to_act"]] = 1.0
+            planes = self._planes_since_last(state, player)
+            if planes is None:
+                planes = self._build_layout_planes(state, player)
             state.wall_cache[key] = planes
+            self._last_layout[player] = (state.walls[:], state.walls_left[:], planes)
+        return planes
+
+    def _build_layout_planes(self, state, player: int) -> np.ndarray:
+        game = self.game
+        planes = self._templates[player].copy()
+        blocked, anchors = self._wall_planes(
+            player, np.frombuffer(state.open, dtype=np.uint8).reshape(game.rows, game.cols),
+            state.wall_status)
+        planes[self.planes["blocked"]] = blocked
+        planes[self.planes["wall_free"].start: self.planes["wall_placed"].stop, 1:, 1:] = \
+            anchors
+        supplies = state.walls_left
+        planes[self.planes["walls_left"]] = np.array(
+            [min(supplies[j] * self._supply_scale, 1.0) for j in self._supply_order[player]],
+            dtype=np.float32)[:, None, None]
+        planes[self.planes["to_act"]] = 1.0
+        return planes
+
+    def _planes_since_last(self, state, player: int) -> np.ndarray | None:
+        """The layout planes of ``state`` from the last ones built for ``player``, when the
+        state's walls are those walls and at most :data:`WALLS_TO_UPDATE` more (in a game, the
+        walls placed since the seat's last turn): each wall changes a few entries (its edges
+        and anchors), and the supplies that differ their planes; ``None`` otherwise."""
+        last = self._last_layout[player]
+        if last is None:
+            return None
+        walls, supplies, before = last
+        if not 0 <= len(state.walls) - len(walls) <= WALLS_TO_UPDATE \
+                or state.walls[:len(walls)] != walls:
+            return None
+        planes = before.copy()
+        flat = planes.reshape(-1)
+        for w in state.walls[len(walls):]:
+            blocked, no_longer_free, placed = self._wall_changes[player][w]
+            flat[blocked] = 1.0
+            flat[no_longer_free] = 0.0
+            flat[placed] = 1.0
+        cells, start = self.game.num_cells, self.planes["walls_left"].start
+        for slot, j in enumerate(self._supply_order[player]):
+            if state.walls_left[j] != supplies[j]:
+                flat[(start + slot) * cells:(start + slot + 1) * cells] = min(
+                    state.walls_left[j] * self._supply_scale, 1.0)
         return planes
 
     def _scalars(self, state, player: int) -> list[float]:

@@ -65,6 +65,8 @@ LAKESIDE_BOARD = (2, 14, 11)
 """``num_players, rows, cols`` the ``lakeside`` preset's start squares are made for."""
 PAWN_MOVES_KEY = "pawn_moves"
 """``State.wall_cache`` key of the pawn moves per cell as the walls allow them."""
+WALL_ACTIONS_KEY = "wall_actions"
+"""``State.wall_cache`` key (with a player's supply case) of a wall phase's candidates."""
 
 
 def default_start_squares(rows: int, cols: int) -> dict[str, tuple[tuple[int, int], ...]]:
@@ -369,12 +371,13 @@ class State(ChanceFreeState):
 
     def legal_actions_mask(self) -> np.ndarray:
         if self._mask is None:
-            mask = np.zeros(self.game.num_actions, dtype=bool)
-            if self.outcome is None and self.phase == 0:
-                mask[self.legal_actions()] = True
-            elif self.outcome is None:
-                mask[NUM_MOVE_ACTIONS:] = self._legal_wall_mask(self.to_move)
-            self._mask = mask
+            if self.outcome is None and self.phase == 1:
+                self._mask = self._wall_actions(self.to_move)[0]
+            else:
+                mask = np.zeros(self.game.num_actions, dtype=bool)
+                if self.outcome is None:
+                    mask[self.legal_actions()] = True
+                self._mask = mask
         return self._mask
 
     def legal_actions(self) -> list[int]:
@@ -383,8 +386,8 @@ class State(ChanceFreeState):
                 self._legal = []
             elif self.phase == 0:
                 self._legal = self._pawn_actions()
-            else:  # through the mask, so that the open-path rule is checked once
-                self._legal = self.legal_actions_mask().nonzero()[0].tolist()
+            else:
+                self._legal = self._wall_actions(self.to_move)[1]
         return self._legal
 
     def apply_action(self, action) -> None:
@@ -434,7 +437,10 @@ class State(ChanceFreeState):
         other pawn within 2 steps, those the walls allow."""
         occupied, pawn = self.pawns, i % 2
         x = occupied[i]
-        entry = self._pawn_moves(x)
+        moves_of = self.wall_cache.get(PAWN_MOVES_KEY)
+        entry = moves_of[x] if moves_of is not None else None  # as _pawn_moves, a call saved
+        if entry is None:
+            entry = self._pawn_moves(x)
         nearby = self.game.nearby[x]
         for y in occupied:
             if nearby >> y & 1:
@@ -447,13 +453,32 @@ class State(ChanceFreeState):
     def _has_pawn_move(self, player: int) -> bool:
         return bool(self._legal_moves_of(2 * player) or self._legal_moves_of(2 * player + 1))
 
-    def _legal_wall_mask(self, player: int) -> np.ndarray:
-        """Anchors where ``player`` may place a wall now: free, supply left and, under the
-        open-path rule, leaving every pawn a path."""
-        supply = self._wall_supply_mask(player)
-        if self.game.path_rule == "open":
-            return paths.path_legal_walls(self, supply)
-        return supply
+    def _wall_actions(self, player: int) -> tuple[np.ndarray, list[int]]:
+        """The legal mask (over all actions) and the legal actions of ``player``'s wall phase:
+        free anchors of an orientation with supply left and, under the open-path rule, leaving
+        every pawn a path (do not modify either). What the walls and supplies decide is kept in
+        the wall cache, per case of supply (which orientations have walls left): the mask, the
+        actions, and the few walls that close a loop, the only ones the pawns' places may rule
+        out (``paths``), so a wall phase usually starts without building anything."""
+        walls_left = self.walls_left
+        key = (WALL_ACTIONS_KEY, walls_left[2 * player] > 0, walls_left[2 * player + 1] > 0)
+        entry = self.wall_cache.get(key)
+        if entry is None:
+            supply = self._wall_supply_mask(player)
+            mask = np.zeros(self.game.num_actions, dtype=bool)
+            mask[NUM_MOVE_ACTIONS:] = supply
+            mask.flags.writeable = False  # shared by every state with these walls
+            closing = paths.closing_walls(self, supply) if self.game.path_rule == "open" else []
+            entry = self.wall_cache[key] = (mask, mask.nonzero()[0].tolist(), closing)
+        mask, legal, closing = entry
+        if closing:
+            cut = paths.cutting_walls(self, closing)
+            if cut:
+                cut_actions = {NUM_MOVE_ACTIONS + w for w in cut}
+                mask = mask.copy()
+                mask[list(cut_actions)] = False
+                legal = [a for a in legal if a not in cut_actions]
+        return mask, legal
 
     def _wall_supply_mask(self, player: int) -> np.ndarray:
         """Anchors where ``player`` may place a wall now (free anchor and supply left)."""
@@ -467,28 +492,19 @@ class State(ChanceFreeState):
 
     def _start_wall_phase(self) -> bool:
         """Enter the wall phase if the player to move has a wall to place, keeping the phase's
-        legal mask and actions: the open-path rule's searches then answer both questions at
-        once."""
+        legal mask and actions."""
         p = self.to_move
         if not (self.walls_left[2 * p] or self.walls_left[2 * p + 1]):
             return False
-        mask = np.zeros(self.game.num_actions, dtype=bool)
-        mask[NUM_MOVE_ACTIONS:] = self._legal_wall_mask(p)
-        legal = mask.nonzero()[0].tolist()
+        mask, legal = self._wall_actions(p)
         if not legal:
             return False
         self.phase, self._mask, self._legal = 1, mask, legal
         return True
 
     def _has_wall(self, player: int) -> bool:
-        anchors = self.game.anchors_per_orientation
-        has_free = bool(
-            (self.walls_left[2 * player] > 0 and self.wall_free[:anchors].any())
-            or (self.walls_left[2 * player + 1] > 0 and self.wall_free[anchors:].any())
-        )
-        if has_free and self.game.path_rule == "open":
-            return paths.has_path_legal_wall(self, self._wall_supply_mask(player))
-        return has_free
+        return bool((self.walls_left[2 * player] or self.walls_left[2 * player + 1])
+                    and self._wall_actions(player)[1])
 
     def _pawn_actions(self) -> list[int]:
         """The legal moves of the player to move, sorted (pawn 0's offsets, then pawn 1's)."""

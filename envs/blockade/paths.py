@@ -79,39 +79,40 @@ class PathTables:
         for w, wall_points in enumerate(points):
             for role, q in enumerate(wall_points):
                 roles[q][role] |= 1 << w
+        # Per wall: the walls it rules out (itself among them), as a bitset.
+        self.conflict_bits = [sum(1 << u for u in conflicts.tolist())
+                              for conflicts in game.wall_conflicts]
         self.empty_layout = WallLayout(
             self.empty_steps, list(range(num_points)), [(q,) for q in range(num_points)],
-            [tuple(role) for role in roles], self)
+            [tuple(role) for role in roles], (1 << self.num_walls) - 1)
 
 
 class WallLayout:
     """What depends on the walls only: the four step masks; the grid points joined by walls or
     the board's edge, as groups (``group``: each point's group, named by its smallest point;
     ``members`` and ``roles``: per group its points and the walls that have one of them as
-    first end, anchor or second end, as bitsets); ``closing``, a bool per wall index: whether
-    that wall would close a loop (two of its points in one group), and ``regions``, per closing
-    wall checked so far, the regions it would split off (:func:`split_regions`), which do not
-    depend on the pawns: positions that share the walls (search siblings) share them. Kept in
-    ``State.wall_cache``; a wall placed makes the next one in a few list and bitset
-    operations (:meth:`with_wall`)."""
+    first end, anchor or second end, as bitsets); ``free_bits`` and ``closing_bits``, bitsets
+    over wall indices: the anchors still free, and the walls that would close a loop (two of
+    their points in one group); and ``regions``, per closing wall checked so far, the regions
+    it would split off (:func:`split_regions`), which do not depend on the pawns: positions
+    that share the walls (search siblings) share them. Kept in ``State.wall_cache``; a wall
+    placed makes the next one in a few list and bitset operations (:meth:`with_wall`)."""
 
-    __slots__ = ("steps", "group", "members", "roles", "closing_bits", "closing", "regions")
+    __slots__ = ("steps", "group", "members", "roles", "free_bits", "closing_bits", "regions")
 
     def __init__(self, steps: tuple[int, int, int, int], group: list[int],
                  members: list[tuple[int, ...]], roles: list[tuple[int, int, int]],
-                 tables: PathTables, closing_bits: int | None = None):
+                 free_bits: int, closing_bits: int | None = None):
         self.steps = steps
         self.group = group
         self.members = members
         self.roles = roles
+        self.free_bits = free_bits
         if closing_bits is None:
             closing_bits = 0
             for g in set(group):
                 closing_bits |= _closing_in(roles[g])
         self.closing_bits = closing_bits
-        self.closing = np.unpackbits(
-            np.frombuffer(closing_bits.to_bytes((tables.num_walls + 7) // 8, "little"),
-                          dtype=np.uint8), count=tables.num_walls, bitorder="little").view(bool)
         self.regions: dict[int, tuple[int, ...]] = {}
 
     def labels(self, tables: PathTables, w: int) -> tuple[int, int, int]:
@@ -122,9 +123,10 @@ class WallLayout:
 
     def with_wall(self, tables: PathTables, w: int) -> WallLayout:
         steps = without_wall(self.steps, tables, w)
+        free_bits = self.free_bits & ~tables.conflict_bits[w]
         joined_groups = set(self.labels(tables, w))
         if len(joined_groups) == 1:
-            layout = WallLayout(steps, self.group, self.members, self.roles, tables,
+            layout = WallLayout(steps, self.group, self.members, self.roles, free_bits,
                                 self.closing_bits)
             layout.regions = self._kept_regions(tables, w, set())
             return layout
@@ -139,7 +141,7 @@ class WallLayout:
             first, anchor, second = first | other_first, anchor | other_anchor, \
                 second | other_second
         members[target], roles[target] = points, (first, anchor, second)
-        layout = WallLayout(steps, group, members, roles, tables,
+        layout = WallLayout(steps, group, members, roles, free_bits,
                             self.closing_bits | _closing_in(roles[target]))
         layout.regions = self._kept_regions(tables, w, joined_groups)
         return layout
@@ -232,8 +234,10 @@ def cut_side(a: int, b: int, steps, cols: int) -> int:
     """0 if cells ``a`` and ``b`` are joined; else the region (bitboard) of whichever of the two
     a lockstep search from both finished first."""
     side_a, side_b = 1 << a, 1 << b
-    while True:
-        grown = grow(side_a, steps, cols)
+    up, down, left, right = steps
+    while True:  # grow() inlined: this loop is most of a wall phase's time
+        grown = (side_a | ((side_a & right) << 1) | ((side_a & left) >> 1)
+                 | ((side_a & down) << cols) | ((side_a & up) >> cols))
         if grown & side_b:
             return 0
         if grown == side_a:
@@ -280,30 +284,37 @@ def terminal_sets(game, pawns: list[int]) -> list[int]:
             for p in range(game.num_players)]
 
 
-def path_legal_walls(state, candidates: np.ndarray) -> np.ndarray:
-    """``candidates`` (bool over wall indices: free anchors with supply) less the walls that
-    would leave some pawn without a path to one of its goals (``candidates`` itself, not a
-    copy, when there are none)."""
+def closing_walls(state, candidates: np.ndarray) -> list[int]:
+    """The walls of ``candidates`` (bool over wall indices) that close a loop on the state's
+    walls: the only ones the open-path rule may forbid, depending on where the pawns stand."""
     layout = wall_layout(state)
-    risky = (candidates & layout.closing).nonzero()[0].tolist()
-    if not risky:
-        return candidates
+    closing, bits = [], layout.closing_bits & layout.free_bits
+    while bits:  # a handful of free walls close a loop: their bits one by one
+        w = (bits & -bits).bit_length() - 1
+        if candidates[w]:
+            closing.append(w)
+        bits &= bits - 1
+    return closing
+
+
+def cutting_walls(state, closing: list[int]) -> list[int]:
+    """Those walls of ``closing`` (:func:`closing_walls`) that would leave some pawn without a
+    path to one of its goals."""
+    layout = wall_layout(state)
     game = state.game
     tables, cols = game.path_tables, game.cols
     sets = terminal_sets(game, state.pawns)
-    legal = candidates
     known = layout.regions
-    for w in risky:
+    cut = []
+    for w in closing:
         regions = known.get(w)
         if regions is None:
             sides = loop_edges(tables.wall_sides[w], *layout.labels(tables, w))
             regions = known[w] = split_regions(without_wall(layout.steps, tables, w), sides,
                                                cols)
         if splits_a_set(regions, sets):
-            if legal is candidates:
-                legal = candidates.copy()
-            legal[w] = False
-    return legal
+            cut.append(w)
+    return cut
 
 
 def splits_a_set(regions: tuple[int, ...], sets: list[int]) -> bool:
@@ -314,15 +325,6 @@ def splits_a_set(regions: tuple[int, ...], sets: list[int]) -> bool:
             if inside and inside != cells:
                 return True
     return False
-
-
-def has_path_legal_wall(state, candidates: np.ndarray) -> bool:
-    """Whether ``path_legal_walls(state, candidates)`` has any wall, usually without a search."""
-    if not candidates.any():
-        return False
-    if (candidates & ~wall_layout(state).closing).any():
-        return True
-    return bool(path_legal_walls(state, candidates).any())
 
 
 def cut_off_pawn(game, pawns: list[int], steps) -> tuple[int, int, int] | None:

@@ -224,10 +224,17 @@ def test_invalid_configs_say_what_is_wrong(config, message):
         blockade.Game(**config)
 
 
-def test_cached_wall_planes_never_go_stale():
+@pytest.mark.parametrize("config", [
+    {"num_players": 3},
+    {"num_players": 4, "path_rule": "open", "jumps": True, "win_condition": "any"},
+    {"rules": "lakeside"},
+])
+def test_cached_wall_planes_never_go_stale(config):
     """Along random games, and on clones that branch off, each encoding equals a fresh
-    encoder's encoding of the same position reloaded (which starts with an empty cache)."""
-    game = blockade.Game(num_players=3)
+    encoder's encoding of the same position reloaded (which starts with an empty cache and
+    builds its planes whole, where the encoder along the game updates each seat's last ones
+    by the walls placed since: every mirror of the board, each seat skipping some plies)."""
+    game = blockade.Game(**config)
     enc = blockade.Encoder(game)
     rng = np.random.default_rng(11)
     state = game.new_initial_state()
@@ -239,6 +246,7 @@ def test_cached_wall_planes_never_go_stale():
         for s in (state, branch):
             fresh = blockade.Encoder(game)
             reloaded = game.state_from_dict(s.to_dict())
-            for p in range(3):
-                np.testing.assert_array_equal(enc.encode(s, p), fresh.encode(reloaded, p))
+            for p in range(game.num_players):
+                if rng.random() < 0.7:
+                    np.testing.assert_array_equal(enc.encode(s, p), fresh.encode(reloaded, p))
         state.apply_action(state.legal_actions()[rng.integers(len(state.legal_actions()))])

@@ -308,24 +308,36 @@ def test_fast_wall_mask_equals_one_search_per_anchor_on_thousands(config, seed, 
 
 
 def check_every_wall_phase_equals_brute_force(config, seed):
-    """A whole game with every wall phase checked, and a sibling's (a clone that places
-    another wall first, as a search explores it): the regions found in one wall layout are
-    carried to the next (``paths.WallLayout._kept_regions``), so an error there would build up
-    along a game rather than show at one position."""
+    """A whole game with every wall phase checked, and siblings' (clones, as a search explores
+    them) that play another action first: in a wall phase another wall; in a move phase
+    another move into its own wall phase, on the same walls as the state, whose candidates
+    the engine keeps per wall layout and supply (so the two share them with other pawns).
+    The regions found in one wall layout are carried to the next
+    (``paths.WallLayout._kept_regions``), so an error there would build up along a game rather
+    than show at one position."""
     rng = np.random.default_rng(seed)
     state = random_open_game(config, max_turns=24).new_initial_state()
     while not state.is_terminal():
-        if state.phase == 1:
-            sibling = state.clone()
-            actions = sibling.legal_actions()
-            sibling.apply_action(actions[rng.integers(len(actions))])
-            for position in (state, sibling):
-                if position.phase == 1 and not position.is_terminal():
-                    np.testing.assert_array_equal(
-                        position.legal_actions_mask()[NUM_MOVE_ACTIONS:],
-                        brute_force_wall_mask(position))
         actions = state.legal_actions()
+        sibling = state.clone()
+        sibling.apply_action(actions[rng.integers(len(actions))])
+        for position in (state, sibling):
+            if position.phase == 1 and not position.is_terminal():
+                np.testing.assert_array_equal(position.legal_actions_mask()[NUM_MOVE_ACTIONS:],
+                                              brute_force_wall_mask(position))
         state.apply_action(actions[rng.integers(len(actions))])
+
+
+def test_a_wall_phase_mask_shared_by_positions_cannot_be_written():
+    """The engine keeps a wall phase's mask for every position on the same walls: writing to
+    the one a caller got fails instead of changing the others'."""
+    state = blockade.Game(rules="lakeside").new_initial_state()
+    state.apply_action(state.legal_actions()[0])
+    assert state.phase == 1
+    sibling = state.clone()
+    with pytest.raises(ValueError, match="read-only"):
+        state.legal_actions_mask()[NUM_MOVE_ACTIONS] = False
+    assert sibling.legal_actions_mask().sum() == len(sibling.legal_actions())
 
 
 @settings(max_examples=6, deadline=None)
