@@ -303,6 +303,8 @@ def winner_returns(num_players: int, winners: list[int]) -> np.ndarray:
 
 def check_action(action: Any, num_actions: int) -> int:
     """An action as a plain int, accepting numpy integers; anything else is illegal input."""
+    if type(action) is int and 0 <= action < num_actions:  # the usual case, checked first
+        return action
     if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
         raise IllegalActionError(f"action must be an integer in 0..{num_actions - 1}, got "
                                  f"{action!r} ({type(action).__name__})")

@@ -129,10 +129,10 @@ class Encoder:
                                       self.game.cols - 1)[..., ::rows_step, ::cols_step]
         return blocked, anchors
 
-    def _wall_change_indices(self, player: int) -> list[tuple[np.ndarray, np.ndarray, int]]:
+    def _wall_change_indices(self, player: int) -> list[tuple[np.ndarray, np.ndarray]]:
         """Per wall index, where placing it changes ``player``'s layout planes, as indices
-        into the flattened planes: the blocked-edge entries it sets, the free-anchor entries it
-        clears (the anchors it conflicts with), and its placed-anchor entry."""
+        into the flattened planes: the entries it sets to 1 (its blocked edges and its
+        placed anchor) and those it sets to 0 (the free anchors it conflicts with)."""
         game, cells = self.game, self.game.num_cells
         rows_step, cols_step = self._mirror_steps[player]
         directions = self._view_directions[player].reshape(-1).tolist()
@@ -149,9 +149,8 @@ class Encoder:
 
         blocked = self.planes["blocked"].start
         return [(np.array([(blocked + directions.index(d)) * cells + view_cell[x]
-                           for x, d in game.wall_edges[w]]),
-                 np.array([anchor_entry(0, u) for u in game.wall_conflicts[w]]),
-                 anchor_entry(1, w))
+                           for x, d in game.wall_edges[w]] + [anchor_entry(1, w)]),
+                 np.array([anchor_entry(0, u) for u in game.wall_conflicts[w]]))
                 for w in range(2 * game.anchors_per_orientation)]
 
     def _layout_planes(self, state, player: int) -> np.ndarray:
@@ -200,10 +199,9 @@ class Encoder:
         planes = before.copy()
         flat = planes.reshape(-1)
         for w in state.walls[len(walls):]:
-            blocked, no_longer_free, placed = self._wall_changes[player][w]
-            flat[blocked] = 1.0
-            flat[no_longer_free] = 0.0
-            flat[placed] = 1.0
+            set_to_one, set_to_zero = self._wall_changes[player][w]
+            flat[set_to_one] = 1.0
+            flat[set_to_zero] = 0.0
         cells, start = self.game.num_cells, self.planes["walls_left"].start
         for slot, j in enumerate(self._supply_order[player]):
             if state.walls_left[j] != supplies[j]:

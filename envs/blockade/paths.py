@@ -161,10 +161,14 @@ class WallLayout:
         ``u`` with both cells outside the regions was no cut before and is none now, by (1).
         ``tests/envs/test_blockade_lakeside.py`` checks every wall phase of whole games."""
         touched = tables.wall_cells[w]
+        free_bits, group = self.free_bits & ~tables.conflict_bits[w], self.group
         kept = {}
         for u, regions in self.regions.items():
-            if u == w or len(merged.intersection(self.labels(tables, u))) > 1:
-                continue
+            end, anchor, other_end = tables.wall_points[u]
+            if not free_bits >> u & 1 or (
+                    (group[end] in merged) + (group[anchor] in merged)
+                    + (group[other_end] in merged) > 1):
+                continue  # a wall that can no longer be placed needs no regions either
             half, other_half = tables.half_cells[u]
             for region in regions:
                 if region & touched or (region & half and region & other_half):
