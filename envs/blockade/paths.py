@@ -128,7 +128,7 @@ class WallLayout:
         if len(joined_groups) == 1:
             layout = WallLayout(steps, self.group, self.members, self.roles, free_bits,
                                 self.closing_bits)
-            layout.regions = self._kept_regions(tables, w, set())
+            layout.regions = self._kept_regions(tables, w, set(), closes=True)
             return layout
         target = min(joined_groups)
         group, members, roles = self.group[:], self.members[:], self.roles[:]
@@ -143,22 +143,28 @@ class WallLayout:
         members[target], roles[target] = points, (first, anchor, second)
         layout = WallLayout(steps, group, members, roles, free_bits,
                             self.closing_bits | _closing_in(roles[target]))
-        layout.regions = self._kept_regions(tables, w, joined_groups)
+        layout.regions = self._kept_regions(tables, w, joined_groups,
+                                            closes=len(joined_groups) < 3)
         return layout
 
-    def _kept_regions(self, tables: PathTables, w: int, merged: set[int]) -> dict:
+    def _kept_regions(self, tables: PathTables, w: int, merged: set[int],
+                      closes: bool) -> dict:
         """The regions known here that still hold once wall ``w`` is placed (joining the
-        groups ``merged`` here), so that the next wall phase searches only what ``w`` may have
-        changed.
+        groups ``merged`` here; ``closes``: whether it closes a loop), so that the next wall
+        phase searches only what ``w`` may have changed.
 
         Those of a wall ``u`` hold when (1) at most one of ``u``'s groups is among the merged
         ones, so its points are joined alike before and after and the same halves of ``u``
-        separate cells; (2) no region holds a cell of ``w``'s edges, so each stays whole; (3)
-        no region holds cells of both halves of ``u``, so no path runs through one from one
-        half to the other. Then a set of cells connected with ``w`` placed (each player's pawns
-        and goals) stays connected with ``u`` placed too exactly when it lies wholly in or
-        wholly outside each region: a path around ``u`` never needs a region, and a half of
-        ``u`` with both cells outside the regions was no cut before and is none now, by (1).
+        separate cells. If ``w`` closes no loop, (1) is enough: ``w`` then closes none with
+        ``u`` standing either (two of its points would have to lie in groups that ``u`` joins),
+        so with or without ``u`` it splits no region of the board, and ``u``'s regions are the
+        same cells after ``w`` as before. Otherwise they also need (2) that no region holds a
+        cell of ``w``'s edges, so each stays whole; (3) that no region holds cells of both
+        halves of ``u``, so no path runs through one from one half to the other. Then a set of
+        cells connected with ``w`` placed (each player's pawns and goals) stays connected with
+        ``u`` placed too exactly when it lies wholly in or wholly outside each region: a path
+        around ``u`` never needs a region, and a half of ``u`` with both cells outside the
+        regions was no cut before and is none now, by (1).
         ``tests/envs/test_blockade_lakeside.py`` checks every wall phase of whole games."""
         touched = tables.wall_cells[w]
         free_bits, group = self.free_bits & ~tables.conflict_bits[w], self.group
@@ -169,6 +175,9 @@ class WallLayout:
                     (group[end] in merged) + (group[anchor] in merged)
                     + (group[other_end] in merged) > 1):
                 continue  # a wall that can no longer be placed needs no regions either
+            if not closes:
+                kept[u] = regions
+                continue
             half, other_half = tables.half_cells[u]
             for region in regions:
                 if region & touched or (region & half and region & other_half):
