@@ -437,8 +437,8 @@ class State(ChanceFreeState):
         other pawn within 2 steps, those the walls allow."""
         occupied, pawn = self.pawns, i % 2
         x = occupied[i]
-        moves_of = self.wall_cache.get(PAWN_MOVES_KEY)
-        entry = moves_of[x] if moves_of is not None else None  # as _pawn_moves, a call saved
+        moves_of = self.wall_cache.get(PAWN_MOVES_KEY)  # _pawn_moves' cache read without a
+        entry = moves_of[x] if moves_of is not None else None  # call: twice every turn
         if entry is None:
             entry = self._pawn_moves(x)
         nearby = self.game.nearby[x]
