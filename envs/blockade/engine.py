@@ -411,25 +411,18 @@ class State(ChanceFreeState):
         offset: as actions of the owner's pawn 0 and of its pawn 1 (``12 * pawn + k``), and as
         ``(k, target, middles)``, ``middles`` the cells a 2-step move may pass through (empty
         for 1 step, and under jumps, where pawns on the way do not matter). The walls alone
-        decide them, so they are kept in the wall cache per cell: after the walls run out,
-        every move of the game reads them there."""
-        moves_of = self.wall_cache.get(PAWN_MOVES_KEY)
-        if moves_of is None:
-            moves_of = self.wall_cache[PAWN_MOVES_KEY] = [None] * self.game.num_cells
-        entry = moves_of[x]
-        if entry is None:
-            open_, jumps = self.open, self.game.jumps
-            exits = open_[x]
-            moves = [(k, y, ()) for k, d, y in self.game.single_steps[x] if exits & d]
-            for k, z, d1, y1, d2, e1, y2, e2 in self.game.double_steps[x]:
-                first = exits & d1 and open_[y1] & d2
-                second = e1 and exits & e1 and open_[y2] & e2
-                if first or second:
-                    moves.append((k, z, () if jumps else (y1, y2) if first and second
-                                  else (y1,) if first else (y2,)))
-            entry = moves_of[x] = ([k for k, _, _ in moves], [12 + k for k, _, _ in moves],
-                                   moves)
-        return entry
+        decide them, so :meth:`_legal_moves_of` keeps them in the wall cache per cell: after
+        the walls run out, every move of the game reads them there."""
+        open_, jumps = self.open, self.game.jumps
+        exits = open_[x]
+        moves = [(k, y, ()) for k, d, y in self.game.single_steps[x] if exits & d]
+        for k, z, d1, y1, d2, e1, y2, e2 in self.game.double_steps[x]:
+            first = exits & d1 and open_[y1] & d2
+            second = e1 and exits & e1 and open_[y2] & e2
+            if first or second:
+                moves.append((k, z, () if jumps else (y1, y2) if first and second
+                              else (y1,) if first else (y2,)))
+        return [k for k, _, _ in moves], [12 + k for k, _, _ in moves], moves
 
     def _legal_moves_of(self, i: int) -> list[int]:
         """The legal actions of the pawn ``self.pawns[i]`` (do not modify): onto an empty cell,
@@ -437,10 +430,12 @@ class State(ChanceFreeState):
         other pawn within 2 steps, those the walls allow."""
         occupied, pawn = self.pawns, i % 2
         x = occupied[i]
-        moves_of = self.wall_cache.get(PAWN_MOVES_KEY)  # _pawn_moves' cache read without a
-        entry = moves_of[x] if moves_of is not None else None  # call: twice every turn
+        moves_of = self.wall_cache.get(PAWN_MOVES_KEY)
+        if moves_of is None:
+            moves_of = self.wall_cache[PAWN_MOVES_KEY] = [None] * self.game.num_cells
+        entry = moves_of[x]
         if entry is None:
-            entry = self._pawn_moves(x)
+            entry = moves_of[x] = self._pawn_moves(x)
         nearby = self.game.nearby[x]
         for y in occupied:
             if nearby >> y & 1:
