@@ -29,6 +29,7 @@ import yaml
 
 import envs
 from agents import make_agent
+from agents.heuristic import successors
 from envs.core import sample_chance
 from models.features import make_encoder
 from models.nets import ModelConfig, network_for
@@ -56,19 +57,13 @@ def labelled_positions(game, encoder, players: str, teacher: str, games: int, se
             if len(legal) > 1:
                 labeller.reset(game, mover, seed + g)
                 move = labeller.act(state.clone())
-                after = np.stack([encoder.encode(child_after(state, action), mover)
-                                  for action in legal]) if afterstates else None
+                after = np.stack([encoder.encode(child, mover) for _, child
+                                  in successors(state, legal)]) if afterstates else None
                 rows.append((encoder.encode(state, mover),
                              maps.policy_to_view(state.legal_actions_mask(), mover),
                              maps.inverse[mover][move], after, legal.index(move)))
             state.apply_action(player.act(state.clone()))
     return rows
-
-
-def child_after(state, action: int):
-    child = state.clone()
-    child.apply_action(action)
-    return child
 
 
 def train(logits_of, parameters, labels, train_rows, test_rows, epochs: int, report: int,
@@ -109,6 +104,7 @@ def main() -> None:
     torch.manual_seed(args.seed)
     game = envs.make_game(yaml.safe_load(args.env))
     encoder = make_encoder(game, args.features)
+    model = ModelConfig(**yaml.safe_load(args.model), features=tuple(args.features))
     afterstates = "afterstate" in args.networks
     rows = labelled_positions(game, encoder, args.players, args.teacher, args.games, args.seed,
                               afterstates)
@@ -124,21 +120,19 @@ def main() -> None:
     print("|---|---|---|---|")
     report = max(1, args.epochs // 4)
     if "policy" in args.networks:
-        net = network_for(game, encoder, ModelConfig(**yaml.safe_load(args.model),
-                                                     features=tuple(args.features)))
+        net = network_for(game, encoder, model)
         train(lambda b: net(obs[b])[0].masked_fill(~masks[b], -1e9), net.parameters(),
               torch.tensor([r[2] for r in rows]), train_rows, test_rows, args.epochs, report,
               "policy head")
     if not afterstates:
         return
     widest = max(len(r[3]) for r in rows)
-    after = torch.zeros((len(rows), widest, obs.shape[-1]) if obs.ndim == 2
-                        else (len(rows), widest, *obs.shape[1:]))
+    after = torch.zeros((len(rows), widest, *obs.shape[1:]))
     present = torch.zeros((len(rows), widest), dtype=torch.bool)
     for i, r in enumerate(rows):
         after[i, :len(r[3])] = torch.from_numpy(r[3])
         present[i, :len(r[3])] = True
-    width = ModelConfig(**yaml.safe_load(args.model)).hidden
+    width = model.hidden
     scorer = torch.nn.Sequential(torch.nn.Flatten(-obs.ndim + 1), torch.nn.Linear(
         obs[0].numel(), width), torch.nn.ReLU(), torch.nn.Linear(width, width), torch.nn.ReLU(),
         torch.nn.Linear(width, 1))
