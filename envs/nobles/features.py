@@ -16,14 +16,29 @@
   four rotated frames, is arithmetic a small network learns slowly; here it is an input (as
   Blockade's ``goal_steps`` give the walking distances).
 
-The wrapper keeps the encoder contract (``shape``, ``encode``, ``view_to_board_actions``).
+- ``standing``: per relative seat, the game's own judgement of the position
+  (:mod:`envs.nobles.standing`, what the heuristic plays by and the search's ``evaluate`` hook
+  returns): ``n`` values ``tanh(lead / scale)``, each seat's standing lead over its best
+  opponent, then ``n`` values ``standing / scale``, each seat's estimated final score (the
+  level, which tells how far the game has run). Slot ``j`` is the seat ``j`` places after the
+  observer.
+
+  The network's value otherwise learns from outcomes alone what the standing already knows,
+  and mixed into the search's leaves a value that knows less than the standing costs the
+  search more than it adds (docs/experiments/strength.md). With the standing as an input the
+  value head starts from it and has only the correction to learn.
+
+The wrappers keep the encoder contract (``shape``, ``encode``, ``view_to_board_actions``).
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from envs.nobles.engine import ROLL_PROBABILITIES, TRACK_TILES, shared_tile
+from envs.nobles.standing import standing_of
 
 ROLL_ODDS = np.array([dict(ROLL_PROBABILITIES).get(d, 0.0) for d in range(TRACK_TILES + 1)])
 """Chance of moving exactly ``d`` steps with one roll, ``d`` = 0..52."""
@@ -76,4 +91,32 @@ class CaptureOdds:
         return self.encoder.view_to_board_actions(player)
 
 
-FEATURES = {"capture_odds": CaptureOdds}
+class StandingFeatures:
+    """A Nobles encoder with every seat's standing lead and standing appended (relative
+    seats)."""
+
+    def __init__(self, game, encoder):
+        self.game = game
+        self.encoder = encoder
+        self.standing = standing_of(game)
+        n = game.num_players
+        self.shape = (encoder.shape[0] + 2 * n,)
+        self._view = [[(player + j) % n for j in range(n)] for player in range(n)]
+
+    def values(self, state, player: int) -> np.ndarray:
+        """``[2n]``: ``tanh(lead / scale)`` then ``standing / scale`` of each relative seat."""
+        standing, scale = self.standing, self.standing.scale
+        standings = standing.standings(state)
+        seats = self._view[player]
+        leads = [standings[p] - max(standings[q] for q in seats if q != p) for p in seats]
+        return np.array([math.tanh(lead / scale) for lead in leads]
+                        + [standings[p] / scale for p in seats], dtype=np.float32)
+
+    def encode(self, state, player: int) -> np.ndarray:
+        return np.concatenate([self.encoder.encode(state, player), self.values(state, player)])
+
+    def view_to_board_actions(self, player: int) -> np.ndarray:
+        return self.encoder.view_to_board_actions(player)
+
+
+FEATURES = {"capture_odds": CaptureOdds, "standing": StandingFeatures}

@@ -1,17 +1,15 @@
 """Nobles' hooks (:class:`envs.core.Hooks`): the combat-score lead of games cut short, the
 standing of a position for search leaves (:mod:`envs.nobles.standing`) and the derived
-``capture_odds`` features (:mod:`envs.nobles.features`). It has no board symmetry (a one-way
-track)."""
+``capture_odds`` and ``standing`` features (:mod:`envs.nobles.features`). It has no board
+symmetry (a one-way track)."""
 
 from __future__ import annotations
-
-import functools
 
 import numpy as np
 
 from envs.core import Hooks, margins
 from envs.nobles.features import FEATURES
-from envs.nobles.standing import Standing
+from envs.nobles.standing import standing_of
 
 
 def adjudicate(state, scale: float) -> np.ndarray:
@@ -25,11 +23,5 @@ def evaluate(state) -> np.ndarray:
     return np.asarray(standing_of(state.game).evaluate(state), dtype=np.float64)
 
 
-@functools.lru_cache(maxsize=16)
-def standing_of(game) -> Standing:
-    """One :class:`Standing` per game (its tables are built once)."""
-    return Standing(game)
-
-
 HOOKS = Hooks(adjudicate=adjudicate, evaluate=evaluate, features=FEATURES,
-              encoder_versions={"nobles": 1, "capture_odds": 1})
+              encoder_versions={"nobles": 1, "capture_odds": 1, "standing": 1})

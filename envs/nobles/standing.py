@@ -161,3 +161,9 @@ class Standing:
         if state.is_terminal():
             return state.returns().tolist()
         return [math.tanh(lead / self.scale) for lead in self.leads(state)]
+
+
+@functools.lru_cache(maxsize=16)
+def standing_of(game) -> Standing:
+    """One :class:`Standing` per game (its tables are built once)."""
+    return Standing(game)

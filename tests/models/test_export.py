@@ -326,10 +326,12 @@ def test_encoder_versions_come_from_the_game_and_a_bump_refuses_older_files(nobl
     import envs.nobles
     from models.policy_file import encoder_versions
 
-    assert encoder_versions(envs.make_game(NOBLES)) == {"nobles": 1, "capture_odds": 1}
+    assert encoder_versions(envs.make_game(NOBLES)) == {"nobles": 1, "capture_odds": 1,
+                                                        "standing": 1}
     bumped = dataclasses.replace(envs.nobles.HOOKS, encoder_versions={"nobles": 2})
     monkeypatch.setattr(envs.nobles, "HOOKS", bumped)
-    assert encoder_versions(envs.make_game(NOBLES)) == {"nobles": 2, "capture_odds": 1}
+    assert encoder_versions(envs.make_game(NOBLES)) == {"nobles": 2, "capture_odds": 1,
+                                                        "standing": 1}
     with pytest.raises(PolicyFileError, match="nobles encoder version 1, this code encodes "
                                               "version 2"):
         OnnxNetwork(nobles_files["network.onnx"])

@@ -1,9 +1,11 @@
-"""Derived input features: Blockade goal-distance planes in each player's view."""
+"""Derived input features: Blockade goal-distance planes in each player's view, Nobles' capture
+odds and standing."""
 
 import numpy as np
 import pytest
 from blockade_positions import with_walls
 
+import envs
 from agents.heuristic import heuristic_for
 from envs import blockade, nobles
 from envs.blockade.distances import (
@@ -15,6 +17,7 @@ from envs.blockade.engine import OPPOSITE_CORNER as OPPOSITE
 from envs.blockade.features import DistancePlanes
 from envs.nobles.engine import progress_of, tile_of
 from envs.nobles.features import CaptureOdds
+from envs.nobles.standing import standing_of
 from models.features import make_encoder
 
 
@@ -246,3 +249,34 @@ def test_capture_odds_equal_the_heuristics_risk_and_sit_in_the_observers_frame(p
     assert checked > 100
     assert encoder.shape == (base.shape[0] + players * 52,)
     np.testing.assert_array_equal(encoder.view_to_board_actions(1), base.view_to_board_actions(1))
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_standing_features_are_the_searchs_game_value_in_relative_seats(players):
+    """The ``standing`` features of a position are, in slot ``j`` the seat ``j`` places after
+    the observer: first the value the ``evaluate`` hook gives that seat (what the search mixes
+    into its leaves), then its standing over the standing's scale; after the features it is
+    appended to (here ``capture_odds``), unchanged."""
+    game = nobles_game(players)
+    encoder = make_encoder(game, ["capture_odds", "standing"])
+    inner = make_encoder(game, ["capture_odds"])
+    hooks = envs.game_hooks(game)
+    standing = standing_of(game)
+    rng = np.random.default_rng(players)
+    state, checked = game.new_initial_state(), 0
+    while not state.is_terminal():
+        if state.is_chance_node():
+            values, odds = zip(*state.chance_outcomes(), strict=True)
+            state.apply_action(int(rng.choice(values, p=odds)))
+            continue
+        me = state.current_player()
+        obs = encoder.encode(state, me)
+        np.testing.assert_array_equal(obs[:inner.shape[0]], inner.encode(state, me))
+        seats = [(me + j) % players for j in range(players)]
+        expected = np.concatenate([hooks.evaluate(state)[seats],
+                                   np.array(standing.standings(state))[seats] / standing.scale])
+        np.testing.assert_allclose(obs[inner.shape[0]:], expected, rtol=1e-6, atol=1e-6)
+        checked += 1
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    assert checked > 20
+    assert encoder.shape == (inner.shape[0] + 2 * players,)
