@@ -32,6 +32,8 @@ HOME_SHARE = 0.5
 """Worth of a piece's progress, as a share of its Home bonus at full progress."""
 BLOCKADE_REACH = 12
 """Opponent pieces this many steps or fewer behind a blockade are what it is worth to hold."""
+MEMO_POSITIONS = 1 << 12
+"""Positions whose standings :meth:`Standing.standings` keeps (then it starts afresh)."""
 
 
 @functools.lru_cache(maxsize=4096)
@@ -67,6 +69,7 @@ class Standing:
                                 for row in game.tiles)
         self.noble_home_share = HOME_SHARE * self.scoring["noble_home"]
         self.guard_home_share = HOME_SHARE * self.scoring["guard_home"]
+        self._memo: dict[tuple, tuple[float, ...]] = {}
 
     def _noble_worth(self, progress: int) -> float:
         return self.noble_home_share * progress / HOME
@@ -123,7 +126,18 @@ class Standing:
         return worth
 
     def standings(self, state) -> list[float]:
-        """Every player's standing (the module's docstring says what it counts)."""
+        """Every player's standing (the module's docstring says what it counts). Kept per
+        position (pieces and scores): a search asks for a leaf's twice, for the ``standing``
+        input feature and for the leaf's value."""
+        key = (tuple(state.nobles), tuple(state.guards), tuple(state.scores))
+        values = self._memo.get(key)
+        if values is None:
+            if len(self._memo) >= MEMO_POSITIONS:
+                self._memo.clear()
+            values = self._memo[key] = tuple(self._standings(state))
+        return list(values)
+
+    def _standings(self, state) -> list[float]:
         scoring = self.scoring
         reach = self.reach(state)
         values = []
