@@ -17,7 +17,7 @@ from envs.blockade.engine import OPPOSITE_CORNER as OPPOSITE
 from envs.blockade.features import DistancePlanes
 from envs.nobles.engine import progress_of, tile_of
 from envs.nobles.features import CaptureOdds
-from envs.nobles.standing import standing_of
+from envs.nobles.standing import Standing, standing_of
 from models.features import make_encoder
 
 
@@ -256,7 +256,8 @@ def test_standing_features_are_the_searchs_game_value_in_relative_seats(players)
     """The ``standing`` features of a position are, in slot ``j`` the seat ``j`` places after
     the observer: first the value the ``evaluate`` hook gives that seat (what the search mixes
     into its leaves), then its standing over the standing's scale; after the features it is
-    appended to (here ``capture_odds``), unchanged."""
+    appended to (here ``capture_odds``), unchanged. Standings kept from earlier positions
+    (:meth:`Standing.standings`) equal a fresh count."""
     game = nobles_game(players)
     encoder = make_encoder(game, ["capture_odds", "standing"])
     inner = make_encoder(game, ["capture_odds"])
@@ -276,6 +277,8 @@ def test_standing_features_are_the_searchs_game_value_in_relative_seats(players)
         expected = np.concatenate([hooks.evaluate(state)[seats],
                                    np.array(standing.standings(state))[seats] / standing.scale])
         np.testing.assert_allclose(obs[inner.shape[0]:], expected, rtol=1e-6, atol=1e-6)
+        # standings are kept per position: what is kept is what a fresh count gives
+        assert standing.standings(state) == Standing(game).standings(state)
         checked += 1
         state.apply_action(int(rng.choice(state.legal_actions())))
     assert checked > 20
