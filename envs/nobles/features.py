@@ -26,7 +26,7 @@
   The network's value otherwise learns from outcomes alone what the standing already knows,
   and mixed into the search's leaves a value that knows less than the standing costs the
   search more than it adds (docs/experiments/strength.md). With the standing as an input the
-  value head starts from it and has only the correction to learn.
+  value head reads it, and has only the correction to learn.
 
 The wrappers keep the encoder contract (``shape``, ``encode``, ``view_to_board_actions``).
 """
