@@ -106,10 +106,9 @@ class StandingFeatures:
     def values(self, state, player: int) -> np.ndarray:
         """``[2n]``: ``tanh(lead / scale)`` then ``standing / scale`` of each relative seat."""
         standing, scale = self.standing, self.standing.scale
-        standings = standing.standings(state)
+        leads, standings = standing.leads(state), standing.standings(state)  # one count, kept
         seats = self._view[player]
-        leads = [standings[p] - max(standings[q] for q in seats if q != p) for p in seats]
-        return np.array([math.tanh(lead / scale) for lead in leads]
+        return np.array([math.tanh(leads[p] / scale) for p in seats]
                         + [standings[p] / scale for p in seats], dtype=np.float32)
 
     def encode(self, state, player: int) -> np.ndarray:
