@@ -33,7 +33,15 @@ import math
 
 import numpy as np
 
-from envs.nobles.engine import GUARDS_PER_PLAYER, HOME, HOME_PATH_START, TRACK_TILES, Game, State
+from envs.nobles.engine import (
+    GUARDS_PER_PLAYER,
+    HOME,
+    HOME_PATH_START,
+    TRACK_TILES,
+    Game,
+    State,
+    pieces_key,
+)
 
 SLOT = 4 * TRACK_TILES + TRACK_TILES + 14 + 2
 _NOBLE_TRACK = 4 * TRACK_TILES
@@ -41,6 +49,9 @@ _GUARD_OFF = _NOBLE_TRACK + TRACK_TILES  # Yard, Home path 1..5, Home
 _NOBLE_OFF = _GUARD_OFF + 7
 _SCORE = _NOBLE_OFF + 7
 SCORE_SCALE = 100.0
+KEPT_POSITIONS = 1 << 10
+"""Positions whose per-slot features an encoder keeps per observer (then it starts afresh):
+most leaves of a search share their pieces with a sibling a roll apart."""
 
 
 class Encoder:
@@ -72,10 +83,30 @@ class Encoder:
         self._guard_base = self._guard_base.tolist()
         self._noble_index = self._noble_index.tolist()
         self._identity = np.arange(game.num_actions, dtype=np.int64)
+        self._kept: dict[tuple, np.ndarray] = {}
 
     def encode(self, state: State, player: int) -> np.ndarray:
-        n = self.game.num_players
+        key = (player, pieces_key(state))
+        slots = self._kept.get(key)
+        if slots is None:
+            if len(self._kept) >= KEPT_POSITIONS:
+                self._kept.clear()
+            slots = self._kept[key] = self._slots(state, player)
+        n, g = self.game.num_players, self._global
         obs = np.zeros(self.shape, dtype=np.float32)
+        obs[:g] = slots
+        if not state.is_terminal():
+            if state.roll is not None:
+                obs[g + state.roll - 2] = 1.0
+            obs[g + 11 + (state.to_move - player) % n] = 1.0
+        obs[g + 11 + n] = state.turn / self.game.max_turns
+        return obs
+
+    def _slots(self, state: State, player: int) -> np.ndarray:
+        """The per-slot features (``[0, n * SLOT)``): they depend on the pieces and scores
+        only."""
+        n = self.game.num_players
+        obs = np.zeros(self._global, dtype=np.float32)
         guard_base = self._guard_base[player]
         noble_index = self._noble_index[player]
         my_score = state.scores[player]
@@ -93,12 +124,6 @@ class Encoder:
             score = state.scores[other]
             obs[j * SLOT + _SCORE] = 0.5 + 0.5 * math.tanh(score / SCORE_SCALE)
             obs[j * SLOT + _SCORE + 1] = 0.5 + 0.5 * math.tanh((score - my_score) / SCORE_SCALE)
-        g = self._global
-        if not state.is_terminal():
-            if state.roll is not None:
-                obs[g + state.roll - 2] = 1.0
-            obs[g + 11 + (state.to_move - player) % n] = 1.0
-        obs[g + 11 + n] = state.turn / self.game.max_turns
         return obs
 
     def view_to_board_actions(self, player: int) -> np.ndarray:

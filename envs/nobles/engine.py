@@ -47,6 +47,13 @@ POSITION_KEYS = {"game", "num_players", "mode", "nobles", "guards", "scores", "t
                  "turn"}
 
 
+def pieces_key(state) -> tuple:
+    """Where every piece stands and the scores: all of a position but the roll, the player to
+    move and the turn. Positions a roll apart share it (the children of a search's chance
+    node), so what depends on the pieces alone is kept per key (standings, observations)."""
+    return tuple(state.nobles), tuple(state.guards), tuple(state.scores)
+
+
 def guard_action(progress: int, k: int) -> int:
     """The action moving ``k`` Guards from own progress ``progress`` (0 = Yard)."""
     return 1 + 4 * progress + (k - 1)

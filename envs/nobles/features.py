@@ -37,7 +37,8 @@ import math
 
 import numpy as np
 
-from envs.nobles.engine import ROLL_PROBABILITIES, TRACK_TILES, shared_tile
+from envs.nobles.encoder import KEPT_POSITIONS
+from envs.nobles.engine import ROLL_PROBABILITIES, TRACK_TILES, pieces_key, shared_tile
 from envs.nobles.standing import standing_of
 
 ROLL_ODDS = np.array([dict(ROLL_PROBABILITIES).get(d, 0.0) for d in range(TRACK_TILES + 1)])
@@ -70,6 +71,7 @@ class CaptureOdds:
             (players[me][:, None] * TRACK_TILES
              + np.array(game.tiles[me][1:TRACK_TILES + 1]) - 1).ravel()
             for me in range(n)])
+        self._kept: dict[tuple, np.ndarray] = {}
 
     def danger(self, state) -> np.ndarray:
         """``[num_players, 52]``: each player's capture chance on each absolute tile."""
@@ -84,7 +86,13 @@ class CaptureOdds:
         return 1.0 - miss.prod(axis=0, keepdims=True) / miss
 
     def encode(self, state, player: int) -> np.ndarray:
-        odds = self.danger(state).ravel()[self._view[player]].astype(np.float32)
+        key = (player, pieces_key(state))
+        odds = self._kept.get(key)
+        if odds is None:
+            if len(self._kept) >= KEPT_POSITIONS:
+                self._kept.clear()
+            odds = self._kept[key] = self.danger(state).ravel()[self._view[player]].astype(
+                np.float32)
         return np.concatenate([self.encoder.encode(state, player), odds])
 
     def view_to_board_actions(self, player: int) -> np.ndarray:
@@ -102,6 +110,7 @@ class StandingFeatures:
         n = game.num_players
         self.shape = (encoder.shape[0] + 2 * n,)
         self._view = [[(player + j) % n for j in range(n)] for player in range(n)]
+        self._kept: dict[tuple, np.ndarray] = {}
 
     def values(self, state, player: int) -> np.ndarray:
         """``[2n]``: ``tanh(lead / scale)`` then ``standing / scale`` of each relative seat."""
@@ -112,7 +121,13 @@ class StandingFeatures:
                         + [standings[p] / scale for p in seats], dtype=np.float32)
 
     def encode(self, state, player: int) -> np.ndarray:
-        return np.concatenate([self.encoder.encode(state, player), self.values(state, player)])
+        key = (player, pieces_key(state))
+        values = self._kept.get(key)
+        if values is None:
+            if len(self._kept) >= KEPT_POSITIONS:
+                self._kept.clear()
+            values = self._kept[key] = self.values(state, player)
+        return np.concatenate([self.encoder.encode(state, player), values])
 
     def view_to_board_actions(self, player: int) -> np.ndarray:
         return self.encoder.view_to_board_actions(player)

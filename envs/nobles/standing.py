@@ -22,6 +22,7 @@ from envs.nobles.engine import (
     GUARDS_PER_PLAYER,
     HOME,
     TRACK_TILES,
+    pieces_key,
     shared_tile,
 )
 
@@ -69,7 +70,7 @@ class Standing:
                                 for row in game.tiles)
         self.noble_home_share = HOME_SHARE * self.scoring["noble_home"]
         self.guard_home_share = HOME_SHARE * self.scoring["guard_home"]
-        self._memo: dict[tuple, tuple[float, ...]] = {}
+        self._memo: dict[tuple, tuple] = {}
 
     def _noble_worth(self, progress: int) -> float:
         return self.noble_home_share * progress / HOME
@@ -126,16 +127,24 @@ class Standing:
         return worth
 
     def standings(self, state) -> list[float]:
-        """Every player's standing (the module's docstring says what it counts). Kept per
-        position (pieces and scores): a search asks for a leaf's twice, for the ``standing``
-        input feature and for the leaf's value."""
-        key = (tuple(state.nobles), tuple(state.guards), tuple(state.scores))
-        values = self._memo.get(key)
-        if values is None:
+        """Every player's standing (the module's docstring says what it counts)."""
+        return list(self._kept(state)[0])
+
+    def _kept(self, state) -> tuple[tuple[float, ...], tuple[float, ...], tuple[float, ...]]:
+        """The standings, :meth:`leads` and values (``tanh(lead / scale)``) of a position,
+        counted once per position (pieces and scores): a search asks for a leaf's values and
+        for its ``standing`` input feature, and its leaves a roll apart share them."""
+        key = pieces_key(state)
+        kept = self._memo.get(key)
+        if kept is None:
             if len(self._memo) >= MEMO_POSITIONS:
                 self._memo.clear()
-            values = self._memo[key] = tuple(self._standings(state))
-        return list(values)
+            standings = self._standings(state)
+            leads = [standings[p] - max(standings[q] for q in range(self.n) if q != p)
+                     for p in range(self.n)]
+            kept = self._memo[key] = (tuple(standings), tuple(leads),
+                                      tuple(math.tanh(lead / self.scale) for lead in leads))
+        return kept
 
     def _standings(self, state) -> list[float]:
         scoring = self.scoring
@@ -165,16 +174,14 @@ class Standing:
 
     def leads(self, state) -> list[float]:
         """Every player's standing minus the best other player's."""
-        standings = self.standings(state)
-        return [standings[p] - max(standings[q] for q in range(self.n) if q != p)
-                for p in range(self.n)]
+        return list(self._kept(state)[1])
 
     def evaluate(self, state) -> list[float]:
         """Every player's prospects in [-1, 1]: the returns of a finished game, else ``tanh``
         of its standing lead over its best opponent."""
         if state.is_terminal():
             return state.returns().tolist()
-        return [math.tanh(lead / self.scale) for lead in self.leads(state)]
+        return list(self._kept(state)[2])
 
 
 @functools.lru_cache(maxsize=16)

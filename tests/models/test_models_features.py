@@ -283,3 +283,47 @@ def test_standing_features_are_the_searchs_game_value_in_relative_seats(players)
         state.apply_action(int(rng.choice(state.legal_actions())))
     assert checked > 20
     assert encoder.shape == (inner.shape[0] + 2 * players,)
+
+
+def forget_kept(encoder) -> None:
+    """Empties what ``encoder`` and every encoder it wraps keep per position."""
+    while encoder is not None:
+        getattr(encoder, "_kept", {}).clear()
+        encoder = getattr(encoder, "encoder", None)
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_kept_parts_of_nobles_observations_equal_fresh_ones(players):
+    """Nobles' encoder and features keep what depends on the pieces and scores alone, per
+    observer, so that positions a roll apart (a search's leaves under one chance node) share
+    it. Every seat's observation of every position of random games, of each roll's child at
+    its chance nodes and of the position with other scores, equals one encoded with nothing
+    kept."""
+    game = nobles_game(players)
+    kept, fresh = (make_encoder(game, ["capture_odds", "standing"]) for _ in range(2))
+    rng = np.random.default_rng(players)
+
+    def check(state) -> None:
+        if rng.random() > 0.3 and not state.is_terminal():  # a sample: all takes seconds
+            return
+        position = state.to_dict()
+        position["scores"] = [score + 5 * seat for seat, score in enumerate(position["scores"])]
+        for seat in range(players):
+            for other in (state, game.state_from_dict(position)):
+                forget_kept(fresh)
+                np.testing.assert_array_equal(kept.encode(other, seat), fresh.encode(other, seat))
+
+    state = game.new_initial_state()
+    while not state.is_terminal():
+        check(state)
+        if state.is_chance_node():
+            outcomes, odds = zip(*state.chance_outcomes(), strict=True)
+            for outcome in outcomes:
+                child = state.clone()
+                child.apply_action(outcome)
+                check(child)
+            state.apply_action(int(rng.choice(outcomes, p=odds)))
+        else:
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    check(state)
+    assert len(kept._kept) > 1 and len(kept.encoder.encoder._kept) > 1
