@@ -49,6 +49,17 @@ def reach_ways(starts: frozenset[int]) -> tuple[int, ...]:
     return tuple(ways)
 
 
+@functools.lru_cache(maxsize=4096)
+def player_reach(guards: tuple[int, ...], noble: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """:meth:`Standing.reach` of one player with these Guards (a sorted row) and Noble: a move
+    changes one player's pieces, so the others' recur from position to position (cached)."""
+    distinct = set(guards)
+    groups = frozenset(p for p in distinct if guards.count(p) == GUARDS_PER_PLAYER)
+    if noble > 0:
+        distinct.add(noble)
+    return reach_ways(frozenset(distinct)), reach_ways(groups)
+
+
 class Standing:
     """The standings of one ``Game``'s positions; :meth:`evaluate` turns them into values."""
 
@@ -81,16 +92,12 @@ class Standing:
     def reach(self, state) -> tuple[list[tuple[int, ...]], list[tuple[int, ...]]]:
         """Per player, :func:`reach_ways` of the distinct progresses its movers start from (its
         Guards', the Yard's 0 included, and its Noble's once on the board), and of those
-        holding a group of all four Guards (the one mover a blockade cannot stop): computed
-        once per position."""
+        holding a group of all four Guards (the one mover a blockade cannot stop)."""
         movers, groups = [], []
         for row, noble in zip(state.guards, state.nobles, strict=True):
-            distinct = set(row)
-            groups.append(reach_ways(frozenset(
-                p for p in distinct if row.count(p) == GUARDS_PER_PLAYER)))
-            if noble > 0:
-                distinct.add(noble)
-            movers.append(reach_ways(frozenset(distinct)))
+            ways, group_ways = player_reach(row, noble)
+            movers.append(ways)
+            groups.append(group_ways)
         return movers, groups
 
     def _risk(self, reach, player: int, progress: int, groups_only: bool) -> float:
