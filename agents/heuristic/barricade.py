@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from agents.heuristic import best_action, ranked
 from envs.barricade.engine import CROSS_INDEX, DELTAS, FORWARD, GUARD_ACTIONS, NUM_CROSS
-from envs.barricade.standing import Projection
+from envs.barricade.standing import projection_of
 
 MCTS_DEFAULTS = {"exploration": 0.7, "rollout_depth": 2, "widening": 2.0,
                  "widening_exponent": 0.5}
@@ -24,7 +24,7 @@ MCTS_DEFAULTS = {"exploration": 0.7, "rollout_depth": 2, "widening": 2.0,
 class Heuristic:
     def __init__(self, game):
         self.game = game
-        self.projection = Projection(game)
+        self.projection = projection_of(game)
 
     def evaluate(self, state) -> list[float]:
         return self.projection.evaluate(state)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from envs.barricade.engine import FORFEIT_SCOUT, GUARD_ACTIONS, NUM_CROSS
-from envs.barricade.standing import Projection
+from envs.barricade.standing import projection_of
 from envs.core import Hooks, Symmetry, margins
 
 
@@ -29,7 +29,7 @@ def adjudicate(state, scale: float) -> np.ndarray:
 def evaluate(state) -> np.ndarray:
     """Both players' prospects: tanh of the projected score lead, the evaluation the heuristic
     plays by and plain MCTS scores its rollouts with."""
-    return np.asarray(Projection(state.game).evaluate(state), dtype=np.float64)
+    return np.asarray(projection_of(state.game).evaluate(state), dtype=np.float64)
 
 
 def symmetries(game, encoder) -> list[Symmetry]:

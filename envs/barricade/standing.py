@@ -18,12 +18,14 @@ it into its leaf values through the ``evaluate`` hook).
 
 from __future__ import annotations
 
+import functools
 import math
 
 from envs.barricade.engine import (
     BACKWARD,
     CROSS_INDEX,
     DELTAS,
+    EMPTY_OCC,
     FORWARD,
     LINES,
     NUM_GUARDS,
@@ -45,8 +47,8 @@ GOAL_LINE = (LINES, 1)
 """The line of each player's opponent Base Stations (South aims at 13, North at 1)."""
 
 LINE_STATIONS = {line: [cell(line, f) for f in range(1, 8)] for line in range(1, LINES + 1)}
-"""The stations of each line, files a-g: the same in every variant, so a ``Projection`` (the
-``evaluate`` hook builds one per search leaf) has nothing to build."""
+"""The stations of each line, files a-g: the same in every variant, so a ``Projection`` has
+nothing to build."""
 
 LINES_FROM_GOAL = tuple(
     tuple(LINE_STATIONS[line] for line in (range(LINES, 0, -1) if p == 0 else range(1, LINES + 1)))
@@ -56,11 +58,16 @@ LINES_FROM_GOAL = tuple(
 GRID_CELLS = len(STATION_KIND)
 
 
+FIELDS_KEPT = 1 << 12
+"""Distance fields :meth:`Projection.field` keeps (then it starts afresh)."""
+
+
 class Projection:
     """The projected outcome of one ``Game``'s positions; :meth:`evaluate` turns it into values."""
 
     def __init__(self, game):
         self.game = game
+        self._fields: dict[tuple, tuple[int, ...]] = {}
 
     # ----- distances -----
     def _blocked(self, state, player: int) -> set[int]:
@@ -77,19 +84,30 @@ class Projection:
                        if x >= 0 and coords(x)[0] == outer_line)
         return blocked
 
-    def field(self, state, player: int) -> list[int]:
+    def field(self, state, player: int) -> tuple[int, ...]:
         """Steps from each station (a grid cell) to a free goal for ``player``'s Scouts,
-        :data:`UNREACHABLE` where there is none."""
-        occ = state.occ
-        blocked = self._blocked(state, player)
+        :data:`UNREACHABLE` where there is none. It depends on the stations
+        :meth:`_blocked` lists alone, which most moves (Scout steps) leave as they were: kept
+        per player and blocked stations."""
+        blocked = frozenset(self._blocked(state, player))
+        key = (player, blocked)
+        dist = self._fields.get(key)
+        if dist is None:
+            if len(self._fields) >= FIELDS_KEPT:
+                self._fields.clear()
+            dist = self._fields[key] = self._field(player, blocked)
+        return dist
+
+    @staticmethod
+    def _field(player: int, blocked: frozenset[int]) -> tuple[int, ...]:
         forward = DELTAS[FORWARD[player]]
         dist = [UNREACHABLE] * GRID_CELLS
         lines = LINES_FROM_GOAL[player]
         for x in lines[0]:
-            if occ[x] != 2 and x not in blocked:
+            if EMPTY_OCC[x] != 2 and x not in blocked:
                 dist[x] = 0
         for stations in lines[1:]:
-            row = [x for x in stations if occ[x] != 2 and x not in blocked]
+            row = [x for x in stations if EMPTY_OCC[x] != 2 and x not in blocked]
             for x in row:
                 ahead = dist[x + forward]
                 if ahead < UNREACHABLE:
@@ -100,7 +118,7 @@ class Projection:
             for x in reversed(row):
                 if dist[x + 1] + 1 < dist[x]:
                     dist[x] = dist[x + 1] + 1
-        return dist
+        return tuple(dist)
 
     def scouts_in_play(self, state, player: int) -> list[int]:
         return [x for x in state.scouts[3 * player: 3 * player + 3]
@@ -170,3 +188,9 @@ class Projection:
                     q = 1 - p
                     scores[q] = sum(SCORE_VALUES[:placed[q] + len(times[q])])
         return scores
+
+
+@functools.lru_cache(maxsize=16)
+def projection_of(game) -> Projection:
+    """One :class:`Projection` per game, so that what it keeps serves every caller."""
+    return Projection(game)
