@@ -112,6 +112,9 @@ class Encoder:
         # those planes and a few changed entries (only its values are ever reused: a position
         # with other walls or supplies gets its own, so results never depend on it).
         self._last_layout: list[tuple | None] = [None] * n
+        # Each seat's key of its layout planes in a state's wall cache (made once: encode reads
+        # it every ply).
+        self._layout_keys = [(self, player) for player in range(n)]
         # The per-seat tables stacked [seat, ...], for encode_many's gathers over a batch.
         self._templates, self._view_cell, self._pawn_planes = (
             np.stack(tables) for tables in (self._templates, self._view_cell, self._pawn_planes))
@@ -158,7 +161,7 @@ class Encoder:
         that :meth:`encode` corrects: they depend on the walls only (the supplies change with
         them), so they are built once per wall layout and seat and kept in the state's wall
         cache (do not modify); from the seat's last ones when those are few walls back."""
-        key = (self, player)
+        key = self._layout_keys[player]
         planes = state.wall_cache.get(key)
         if planes is None:
             planes = self._planes_since_last(state, player)
@@ -219,7 +222,8 @@ class Encoder:
         return scalars
 
     def encode(self, state, player: int) -> np.ndarray:
-        planes = self._layout_planes(state, player).copy()
+        planes = state.wall_cache.get(self._layout_keys[player])
+        planes = (self._layout_planes(state, player) if planes is None else planes).copy()
         flat = planes.reshape(-1)
         for index, x in zip(self._pawn_index[player], state.pawns, strict=True):
             flat[index[x]] = 1.0

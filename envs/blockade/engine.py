@@ -391,7 +391,8 @@ class State(ChanceFreeState):
         return self._legal
 
     def apply_action(self, action) -> None:
-        action = check_action(action, self.game.num_actions)
+        if type(action) is not int or not 0 <= action < self.game.num_actions:
+            action = check_action(action, self.game.num_actions)
         if self.outcome is not None:
             raise IllegalActionError(f"action {action}: the game is over ({self.outcome})")
         if not self._is_legal(action):
@@ -415,14 +416,21 @@ class State(ChanceFreeState):
         the walls run out, every move of the game reads them there."""
         open_, jumps = self.open, self.game.jumps
         exits = open_[x]
-        moves = [(k, y, ()) for k, d, y in self.game.single_steps[x] if exits & d]
+        first_pawn, second_pawn, moves = [], [], []
+        for k, d, y in self.game.single_steps[x]:
+            if exits & d:
+                first_pawn.append(k)
+                second_pawn.append(12 + k)
+                moves.append((k, y, ()))
         for k, z, d1, y1, d2, e1, y2, e2 in self.game.double_steps[x]:
             first = exits & d1 and open_[y1] & d2
             second = e1 and exits & e1 and open_[y2] & e2
             if first or second:
+                first_pawn.append(k)
+                second_pawn.append(12 + k)
                 moves.append((k, z, () if jumps else (y1, y2) if first and second
                               else (y1,) if first else (y2,)))
-        return [k for k, _, _ in moves], [12 + k for k, _, _ in moves], moves
+        return first_pawn, second_pawn, moves
 
     def _legal_moves_of(self, i: int) -> list[int]:
         """The legal actions of the pawn ``self.pawns[i]`` (do not modify): onto an empty cell,
