@@ -325,6 +325,18 @@ def check_config_matches(position: dict, game: Any, fields: tuple[str, ...]) -> 
             )
 
 
+def kept(store: dict, key, make: Callable[[], Any], limit: int):
+    """``store[key]``, made by ``make()`` when missing: what a game works out per position and
+    finds again for positions that share it (a search's leaves a roll apart, most moves that
+    leave the walls as they were). A full store starts afresh (``limit`` entries)."""
+    value = store.get(key)
+    if value is None:
+        if len(store) >= limit:
+            store.clear()
+        value = store[key] = make()
+    return value
+
+
 class BoardGameEnv(AECEnv):
     """A PettingZoo AEC env over any engine of the contract.
 

@@ -37,6 +37,7 @@ from envs.barricade.engine import (
     cell,
     coords,
 )
+from envs.core import kept
 
 UNREACHABLE = 99
 LEAD_SCALE = 2.5
@@ -90,13 +91,8 @@ class Projection:
         :meth:`_blocked` lists alone, which most moves (Scout steps) leave as they were: kept
         per player and blocked stations."""
         blocked = frozenset(self._blocked(state, player))
-        key = (player, blocked)
-        dist = self._fields.get(key)
-        if dist is None:
-            if len(self._fields) >= FIELDS_KEPT:
-                self._fields.clear()
-            dist = self._fields[key] = self._field(player, blocked)
-        return dist
+        return kept(self._fields, (player, blocked), lambda: self._field(player, blocked),
+                    FIELDS_KEPT)
 
     @staticmethod
     def _field(player: int, blocked: frozenset[int]) -> tuple[int, ...]:

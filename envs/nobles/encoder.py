@@ -33,6 +33,7 @@ import math
 
 import numpy as np
 
+from envs.core import kept
 from envs.nobles.engine import (
     GUARDS_PER_PLAYER,
     HOME,
@@ -86,12 +87,8 @@ class Encoder:
         self._kept: dict[tuple, np.ndarray] = {}
 
     def encode(self, state: State, player: int) -> np.ndarray:
-        key = (player, pieces_key(state))
-        slots = self._kept.get(key)
-        if slots is None:
-            if len(self._kept) >= KEPT_POSITIONS:
-                self._kept.clear()
-            slots = self._kept[key] = self._slots(state, player)
+        slots = kept(self._kept, (player, pieces_key(state)), lambda: self._slots(state, player),
+                     KEPT_POSITIONS)
         n, g = self.game.num_players, self._global
         obs = np.zeros(self.shape, dtype=np.float32)
         obs[:g] = slots

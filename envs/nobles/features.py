@@ -37,6 +37,7 @@ import math
 
 import numpy as np
 
+from envs.core import kept
 from envs.nobles.encoder import KEPT_POSITIONS
 from envs.nobles.engine import ROLL_PROBABILITIES, TRACK_TILES, pieces_key, shared_tile
 from envs.nobles.standing import standing_of
@@ -86,13 +87,9 @@ class CaptureOdds:
         return 1.0 - miss.prod(axis=0, keepdims=True) / miss
 
     def encode(self, state, player: int) -> np.ndarray:
-        key = (player, pieces_key(state))
-        odds = self._kept.get(key)
-        if odds is None:
-            if len(self._kept) >= KEPT_POSITIONS:
-                self._kept.clear()
-            odds = self._kept[key] = self.danger(state).ravel()[self._view[player]].astype(
-                np.float32)
+        odds = kept(self._kept, (player, pieces_key(state)),
+                    lambda: self.danger(state).ravel()[self._view[player]].astype(np.float32),
+                    KEPT_POSITIONS)
         return np.concatenate([self.encoder.encode(state, player), odds])
 
     def view_to_board_actions(self, player: int) -> np.ndarray:
@@ -121,12 +118,8 @@ class StandingFeatures:
                         + [standings[p] / scale for p in seats], dtype=np.float32)
 
     def encode(self, state, player: int) -> np.ndarray:
-        key = (player, pieces_key(state))
-        values = self._kept.get(key)
-        if values is None:
-            if len(self._kept) >= KEPT_POSITIONS:
-                self._kept.clear()
-            values = self._kept[key] = self.values(state, player)
+        values = kept(self._kept, (player, pieces_key(state)), lambda: self.values(state, player),
+                      KEPT_POSITIONS)
         return np.concatenate([self.encoder.encode(state, player), values])
 
     def view_to_board_actions(self, player: int) -> np.ndarray:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import math
 
+from envs.core import kept
 from envs.nobles.engine import (
     CASTLES,
     ENTERING_TILES,
@@ -141,17 +142,14 @@ class Standing:
         """The standings, :meth:`leads` and values (``tanh(lead / scale)``) of a position,
         counted once per position (pieces and scores): a search asks for a leaf's values and
         for its ``standing`` input feature, and its leaves a roll apart share them."""
-        key = pieces_key(state)
-        kept = self._memo.get(key)
-        if kept is None:
-            if len(self._memo) >= MEMO_POSITIONS:
-                self._memo.clear()
-            standings = self._standings(state)
-            leads = [standings[p] - max(standings[q] for q in range(self.n) if q != p)
-                     for p in range(self.n)]
-            kept = self._memo[key] = (tuple(standings), tuple(leads),
-                                      tuple(math.tanh(lead / self.scale) for lead in leads))
-        return kept
+        return kept(self._memo, pieces_key(state), lambda: self._count(state), MEMO_POSITIONS)
+
+    def _count(self, state) -> tuple[tuple[float, ...], tuple[float, ...], tuple[float, ...]]:
+        standings = self._standings(state)
+        leads = [standings[p] - max(standings[q] for q in range(self.n) if q != p)
+                 for p in range(self.n)]
+        return (tuple(standings), tuple(leads),
+                tuple(math.tanh(lead / self.scale) for lead in leads))
 
     def _standings(self, state) -> list[float]:
         scoring = self.scoring
