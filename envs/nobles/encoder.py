@@ -33,7 +33,6 @@ import math
 
 import numpy as np
 
-from envs.core import kept
 from envs.nobles.engine import (
     GUARDS_PER_PLAYER,
     HOME,
@@ -50,7 +49,7 @@ _GUARD_OFF = _NOBLE_TRACK + TRACK_TILES  # Yard, Home path 1..5, Home
 _NOBLE_OFF = _GUARD_OFF + 7
 _SCORE = _NOBLE_OFF + 7
 SCORE_SCALE = 100.0
-KEPT_POSITIONS = 1 << 10
+KEPT_POSITIONS = 1 << 9
 """Positions whose per-slot features an encoder keeps per observer (then it starts afresh):
 most leaves of a search share their pieces with a sibling a roll apart."""
 
@@ -87,11 +86,17 @@ class Encoder:
         self._kept: dict[tuple, np.ndarray] = {}
 
     def encode(self, state: State, player: int) -> np.ndarray:
-        slots = kept(self._kept, (player, pieces_key(state)), lambda: self._slots(state, player),
-                     KEPT_POSITIONS)
         n, g = self.game.num_players, self._global
         obs = np.zeros(self.shape, dtype=np.float32)
-        obs[:g] = slots
+        key = (player, pieces_key(state))
+        slots = self._kept.get(key)
+        if slots is None:
+            self._write_slots(obs, state, player)
+            if len(self._kept) >= KEPT_POSITIONS:
+                self._kept.clear()
+            self._kept[key] = obs[:g].copy()
+        else:
+            obs[:g] = slots
         if not state.is_terminal():
             if state.roll is not None:
                 obs[g + state.roll - 2] = 1.0
@@ -99,11 +104,10 @@ class Encoder:
         obs[g + 11 + n] = state.turn / self.game.max_turns
         return obs
 
-    def _slots(self, state: State, player: int) -> np.ndarray:
-        """The per-slot features (``[0, n * SLOT)``): they depend on the pieces and scores
-        only."""
+    def _write_slots(self, obs: np.ndarray, state: State, player: int) -> None:
+        """The per-slot features (``obs[:n * SLOT]``, zero before): they depend on the pieces
+        and scores only, so :meth:`encode` keeps them per observer and :func:`pieces_key`."""
         n = self.game.num_players
-        obs = np.zeros(self._global, dtype=np.float32)
         guard_base = self._guard_base[player]
         noble_index = self._noble_index[player]
         my_score = state.scores[player]
@@ -121,7 +125,6 @@ class Encoder:
             score = state.scores[other]
             obs[j * SLOT + _SCORE] = 0.5 + 0.5 * math.tanh(score / SCORE_SCALE)
             obs[j * SLOT + _SCORE + 1] = 0.5 + 0.5 * math.tanh((score - my_score) / SCORE_SCALE)
-        return obs
 
     def view_to_board_actions(self, player: int) -> np.ndarray:
         """The identity: actions are numbered by the mover's own progress in every seat."""

@@ -11,6 +11,7 @@ roll from the piece lists (at most five movers exist) and cached, so the mask an
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import NamedTuple
 
@@ -344,7 +345,8 @@ class State:
         if self.turn >= self.game.max_turns:
             self._over = True
 
-    def _blockades(self, player: int) -> tuple[list[tuple[int, int, int]], list[int]]:
+    def _blockades(self, player: int) -> tuple[tuple[tuple[int, int, int], ...],
+                                               tuple[int, ...]]:
         """For ``player``'s movers, in its own progress frame: the opponent Guard groups that
         can blockade, as (progress, size, owner) sorted by progress (not on Castles, not on the
         player's entering tile, progress 1), and the progresses where its own Guards stop its
@@ -367,8 +369,7 @@ class State:
                         blocks.append((q, j - i, other))
                 i = j
         blocks.sort()
-        own = sorted({p for p in self.guards[player] if open_ground[p]})
-        return blocks, own
+        return tuple(blocks), tuple(sorted({p for p in self.guards[player] if open_ground[p]}))
 
     def _find_moves(self) -> dict[int, Move]:
         player = self.to_move
@@ -502,8 +503,9 @@ class State:
         return f"nobles.State({self.to_dict()!r})"
 
 
-def _walk(start: int, roll: int, size: int, blocks: list[tuple[int, int, int]],
-          own: list[int] | None) -> Move | None:
+@functools.lru_cache(maxsize=1 << 16)
+def _walk(start: int, roll: int, size: int, blocks: tuple[tuple[int, int, int], ...],
+          own: tuple[int, ...] | None) -> Move | None:
     """Move a mover of ``size`` pieces ``roll`` steps from ``start``: it stops at Home, or on
     the tile before the first blockade that stops it. ``own`` (the Noble only) are the
     progresses where its own Guards block it; where they share a tile with an opponent
