@@ -503,13 +503,14 @@ class State:
         return f"nobles.State({self.to_dict()!r})"
 
 
-@functools.lru_cache(maxsize=1 << 16)
+@functools.lru_cache(maxsize=1 << 14)
 def _walk(start: int, roll: int, size: int, blocks: tuple[tuple[int, int, int], ...],
           own: tuple[int, ...] | None) -> Move | None:
     """Move a mover of ``size`` pieces ``roll`` steps from ``start``: it stops at Home, or on
     the tile before the first blockade that stops it. ``own`` (the Noble only) are the
     progresses where its own Guards block it; where they share a tile with an opponent
-    blockade, the opponent's counts. None when it cannot advance even one step."""
+    blockade, the opponent's counts. None when it cannot advance even one step. Cached: the
+    same few walks recur (a roll, a piece, the blockades ahead), and a move is immutable."""
     end = min(start + roll, HOME)
     stop, blocker = end, -1
     if size < 4:  # a moving group of four is never blockaded
