@@ -35,7 +35,8 @@ HOME_SHARE = 0.5
 BLOCKADE_REACH = 12
 """Opponent pieces this many steps or fewer behind a blockade are what it is worth to hold."""
 MEMO_POSITIONS = 1 << 12
-"""Positions whose standings :meth:`Standing.standings` keeps (then it starts afresh)."""
+"""Positions whose standings, leads and values a :class:`Standing` keeps (then it starts
+afresh)."""
 
 
 @functools.lru_cache(maxsize=4096)
