@@ -33,8 +33,6 @@ The wrappers keep the encoder contract (``shape``, ``encode``, ``view_to_board_a
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from envs.core import kept
@@ -112,10 +110,10 @@ class StandingFeatures:
     def values(self, state, player: int) -> np.ndarray:
         """``[2n]``: ``tanh(lead / scale)`` then ``standing / scale`` of each relative seat."""
         standing, scale = self.standing, self.standing.scale
-        leads, standings = standing.leads(state), standing.standings(state)  # one count, kept
+        values, standings = standing.values(state), standing.standings(state)  # one count, kept
         seats = self._view[player]
-        return np.array([math.tanh(leads[p] / scale) for p in seats]
-                        + [standings[p] / scale for p in seats], dtype=np.float32)
+        return np.array([values[p] for p in seats] + [standings[p] / scale for p in seats],
+                        dtype=np.float32)
 
     def encode(self, state, player: int) -> np.ndarray:
         values = kept(self._kept, (player, pieces_key(state)), lambda: self.values(state, player),

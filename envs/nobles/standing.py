@@ -182,12 +182,16 @@ class Standing:
         """Every player's standing minus the best other player's."""
         return list(self._kept(state)[1])
 
+    def values(self, state) -> list[float]:
+        """Every player's ``tanh(lead / scale)``, finished game or not."""
+        return list(self._kept(state)[2])
+
     def evaluate(self, state) -> list[float]:
-        """Every player's prospects in [-1, 1]: the returns of a finished game, else ``tanh``
-        of its standing lead over its best opponent."""
+        """Every player's prospects in [-1, 1]: the returns of a finished game, else
+        :meth:`values`."""
         if state.is_terminal():
             return state.returns().tolist()
-        return list(self._kept(state)[2])
+        return self.values(state)
 
 
 @functools.lru_cache(maxsize=16)
