@@ -222,8 +222,7 @@ class Encoder:
         return scalars
 
     def encode(self, state, player: int) -> np.ndarray:
-        planes = state.wall_cache.get(self._layout_keys[player])
-        planes = (self._layout_planes(state, player) if planes is None else planes).copy()
+        planes = self._layout_planes(state, player).copy()
         flat = planes.reshape(-1)
         for index, x in zip(self._pawn_index[player], state.pawns, strict=True):
             flat[index[x]] = 1.0
