@@ -2,6 +2,7 @@
 
     git worktree add --detach ../old main
     python benchmarks/env_speed_ab.py ../old --game blockade --rules lakeside seed
+    python benchmarks/env_speed_ab.py ../old --game nobles --players 4
 
 (The other checkout is imported by path, this one by the script's location: the editable
 install does not get in the way.)
@@ -59,6 +60,7 @@ def main() -> None:
     parser.add_argument("--game", default="blockade")
     parser.add_argument("--rules", nargs="+", default=[None],
                         help="rule presets to measure (the game's default if not given)")
+    parser.add_argument("--players", type=int, help="seats (the game's default if not given)")
     parser.add_argument("--games", type=int, default=3, help="games per round and row")
     parser.add_argument("--rounds", type=int, default=16, help="interleaved rounds; best counts")
     args = parser.parse_args()
@@ -67,6 +69,8 @@ def main() -> None:
     best = {}
     for rules in args.rules:
         config = {} if rules is None else {"rules": rules}
+        if args.players:
+            config["num_players"] = args.players
         for round_ in range(args.rounds):
             order = ("old", "new") if round_ % 2 == 0 else ("new", "old")
             for kind in KINDS:
@@ -76,8 +80,9 @@ def main() -> None:
                                     rate(versions[version], config, kind, args.games))
         for kind in KINDS:
             old, new = best[rules, kind, "old"], best[rules, kind, "new"]
-            print(f"{args.game} {rules or 'default'}: {kind}: old {old:,.0f}, new {new:,.0f} "
-                  f"plies/s (CPU), {new / old:.2f}x")
+            seats = f", {args.players} seats" if args.players else ""
+            print(f"{args.game} {rules or 'default'}{seats}: {kind}: old {old:,.0f}, new "
+                  f"{new:,.0f} plies/s (CPU), {new / old:.2f}x")
 
 
 if __name__ == "__main__":

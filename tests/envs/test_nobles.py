@@ -486,6 +486,73 @@ def test_the_evaluate_hook_scores_each_players_standing_lead_and_a_finished_game
     np.testing.assert_allclose(HOOKS.evaluate(ended), ended.returns())
 
 
+def _standing_piece_by_piece(game, state, player):
+    """The standing as the module docstring words it, one piece and one opponent at a time."""
+    from envs.nobles.engine import CASTLES, ENTERING_TILES, shared_tile
+    from envs.nobles.standing import BLOCKADE_REACH, ROLL_WAYS
+
+    def ways_to(q, target, groups_only):  # of 36: a mover of q lands exactly on q's `target`
+        row = state.guards[q]
+        starts = {p for p in row if p < HOME and (not groups_only or row.count(p) == 4)}
+        if not groups_only and 0 < state.nobles[q] < HOME:
+            starts.add(state.nobles[q])
+        return sum(ROLL_WAYS[target - s] for s in starts if 2 <= target - s <= 12)
+
+    def risk(progress, groups_only):
+        tile = game.tiles[player][progress]
+        if not tile or shared_tile(tile):
+            return 0.0
+        survive = 1.0
+        for q in range(game.num_players):
+            if q != player:
+                survive *= 1.0 - ways_to(q, progress_of(game.seats[q], tile), groups_only) / 36
+        return 1.0 - survive
+
+    scoring = game.scoring
+    value = float(state.scores[player])
+    noble = state.nobles[player]
+    if noble < HOME:
+        worth = 0.5 * scoring["noble_home"] * noble / HOME
+        lost = risk(noble, False) if noble else 0.0
+        value += worth - lost * (worth + scoring["noble_captured"])
+    row = state.guards[player]
+    for p in set(row) - {0, HOME}:
+        size, worth = row.count(p), 0.5 * scoring["guard_home"] * p / HOME
+        value += size * worth - risk(p, size >= 2) * size * (worth + scoring["guard_captured"])
+        tile = game.tiles[player][p]
+        if size >= 2 and tile and tile not in CASTLES:
+            for q in range(game.num_players):
+                if q == player or tile == ENTERING_TILES[game.seats[q]]:
+                    continue
+                at = progress_of(game.seats[q], tile)
+                behind = sum(1 for g in state.guards[q] if 0 < g < at and at - g <= BLOCKADE_REACH)
+                behind += 2 * (0 < state.nobles[q] < at and at - state.nobles[q] <= BLOCKADE_REACH)
+                value -= scoring["blockade_step"] * behind
+    return value
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_the_standing_of_random_positions_is_the_docstrings_sum_piece_by_piece(players):
+    """Standing's one-pass count (risks and blockades written inline, reaches cached) against a
+    plain transcription of its docstring, on every position of random games."""
+    from envs.nobles.standing import Standing
+
+    game = Game(num_players=players)
+    standing = Standing(game)
+    rng = np.random.default_rng(players)
+    checked = 0
+    for _ in range(4):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if not state.is_chance_node():
+                expected = [_standing_piece_by_piece(game, state, p) for p in range(players)]
+                assert standing.standings(state) == pytest.approx(expected, abs=1e-9)
+                checked += 1
+            actions = state.legal_actions()
+            state.apply_action(int(rng.choice(actions)))
+    assert checked > 100
+
+
 @pytest.mark.parametrize("groups", [False, True])
 def test_the_standing_charges_each_piece_its_capture_odds_and_credits_its_blockades(groups):
     """A Guard's standing (envs/nobles/standing.py): its progress' worth, minus the chance that

@@ -15,7 +15,7 @@ from envs.blockade.distances import (
 )
 from envs.blockade.engine import OPPOSITE_CORNER as OPPOSITE
 from envs.blockade.features import DistancePlanes
-from envs.nobles.engine import progress_of, tile_of
+from envs.nobles.engine import progress_of, shared_tile, tile_of
 from envs.nobles.features import CaptureOdds
 from envs.nobles.standing import Standing, standing_of
 from models.features import make_encoder
@@ -235,7 +235,9 @@ def test_capture_odds_equal_the_heuristics_risk_and_sit_in_the_observers_frame(p
                     for p in {state.nobles[q], *state.guards[q]}:
                         if 1 <= p <= 52 and state.guards[q].count(p) < 2:
                             tile = game.tiles[q][p]
-                            risk = heuristic.standing._risk(reach, q, p, groups_only=False)
+                            survive = np.prod([1 - reach[0][r][game.frames[q][r][p]] / 36
+                                               for r in range(players) if r != q])
+                            risk = 1 - survive if not shared_tile(tile) else 0.0
                             assert danger[q, tile - 1] == pytest.approx(risk), (q, p)
                             checked += 1
                 me = state.current_player()
