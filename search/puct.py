@@ -23,7 +23,9 @@ how many leaves a tree sends at once: every tree has its own random generator.
   (``game_value_weight`` w: ``(1 - w) * network + w * game``), as AlphaGo mixed its value
   network with rollouts: where a young network judges positions worse than the game's
   hand-written judgement, the search plans with both. The caller passes that evaluation
-  (``game_value``, a game's ``evaluate`` hook); nothing here knows a game.
+  (``game_value``, a game's ``evaluate`` hook); nothing here knows a game. With
+  ``game_value_rollout`` k the evaluation scores the position k random actions after the leaf
+  (AlphaGo's rollouts, cut off as plain MCTS's are), drawn from the tree's generator.
 
 The evaluator is any callable ``evaluate(states) -> (logits, values)``: ``logits`` float array
 [B, num_actions] over board actions (illegal ones are ignored), ``values`` [B, num_players] in
@@ -42,7 +44,7 @@ from typing import Annotated
 
 import numpy as np
 
-from envs.core import CHANCE, TERMINAL, draw_index
+from envs.core import CHANCE, TERMINAL, draw_index, sample_chance
 
 Evaluator = Callable[[Sequence], tuple[np.ndarray, np.ndarray]]
 TerminalValue = Callable[[object], np.ndarray]
@@ -91,6 +93,10 @@ class SearchConfig:
     # maxn: each seat maximises its own value | paranoid: every other seat minimises the root
     # player's (they play against it together)
     opponent_model: str = "maxn"
+    # random actions (chance outcomes by their odds) from a leaf before the game's own
+    # evaluation scores it, as plain MCTS's cut-off rollouts do: where dice decide, it judges
+    # where the next rolls may take the position (0 = the leaf itself)
+    game_value_rollout: Annotated[int, ">= 0"] = 0
 
     def __post_init__(self):
         if self.simulations < 1:
@@ -111,6 +117,11 @@ class SearchConfig:
         if not 0.0 <= self.game_value_weight <= 1.0:
             raise ValueError(f"game_value_weight must be in [0, 1], got "
                              f"{self.game_value_weight}")
+        if self.game_value_rollout < 0:
+            raise ValueError(f"game_value_rollout must be >= 0, got {self.game_value_rollout}")
+        if self.game_value_rollout and not self.game_value_weight:
+            raise ValueError("game_value_rollout rolls out before the game's evaluation, which "
+                             "a search only reads with game_value_weight > 0")
 
 
 @dataclass
@@ -372,6 +383,24 @@ def legal_softmax(logits: np.ndarray, legal: np.ndarray) -> np.ndarray:
     return z
 
 
+def rollout_value(state, depth: int, rng, game_value: GameValue,
+                  terminal_value: TerminalValue) -> np.ndarray:
+    """The game's evaluation of ``state`` after up to ``depth`` uniformly random actions, chance
+    outcomes drawn by their odds (a copy is played; the end of the game is scored by
+    ``terminal_value``)."""
+    if depth:
+        state = state.clone()
+        for _ in range(depth):
+            if state.is_terminal():
+                break
+            if state.is_chance_node():
+                state.apply_action(sample_chance(state, rng))
+            else:
+                actions = state.legal_actions()
+                state.apply_action(int(actions[rng.integers(len(actions))]))
+    return terminal_value(state) if state.is_terminal() else game_value(state)
+
+
 def search(states: Sequence, evaluate: Evaluator, config: SearchConfig,
            rngs: Sequence[np.random.Generator], add_noise: bool = True,
            terminal_value: TerminalValue | None = None,
@@ -411,7 +440,11 @@ def search(states: Sequence, evaluate: Evaluator, config: SearchConfig,
             leaves = [node.state for _, (node, _) in pending]
             logits, values = evaluate(leaves)
             if mix:
-                values = (1.0 - mix) * values + mix * np.stack([game_value(s) for s in leaves])
+                depth = config.game_value_rollout
+                judged = ([game_value(s) for s in leaves] if not depth else
+                          [rollout_value(s, depth, tree.rng, game_value, terminal_value)
+                           for s, (tree, _) in zip(leaves, pending, strict=True)])
+                values = (1.0 - mix) * values + mix * np.stack(judged)
             legal = np.stack([state.legal_actions_mask() for state in leaves])
             if config.policy_temperature != 1.0:
                 logits = logits / config.policy_temperature

@@ -160,7 +160,7 @@ def test_how_an_entry_plays_is_set_by_export_and_changed_without_a_checkpoint(zo
     assert done.returncode == 2 and done.stderr.strip().splitlines() == [
         "error: unknown play agent option(s) temprature; valid: sims, simulations, temperature, "
         "c_puct, chance, dirichlet_concentration, dirichlet_share, fpu_reduction, "
-        "game_value_weight, gumbel_c_scale, gumbel_c_visit, gumbel_considered, "
+        "game_value_rollout, game_value_weight, gumbel_c_scale, gumbel_c_visit, gumbel_considered, "
         "opponent_model, policy_temperature, root"]
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == files
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from tiny_games import RaceGame, TreeGame, exact_values, hashed_evaluator, uniform_evaluator
 
-from search.puct import SearchConfig, _GumbelRoot, search
+from search.puct import SearchConfig, _GumbelRoot, rollout_value, search
 
 
 def rngs(n, seed=0):
@@ -140,6 +140,43 @@ def test_leaf_values_mix_the_network_with_the_games_own_evaluation(weight):
     with pytest.raises(ValueError, match="game_value_weight > 0 needs"):
         search([game.new_initial_state()], uniform_evaluator(game),
                SearchConfig(simulations=3, game_value_weight=0.5), rngs(1))
+
+
+def test_rollouts_score_a_leaf_by_the_position_random_actions_later():
+    """With game_value_rollout k the game's evaluation judges the leaf k random actions on: here
+    the game knows nothing (zeros) and one action from a depth-1 node ends the game, so the one
+    leaf visited is worth the returns of one of its own children."""
+    game = TreeGame(THREE_PLAYERS, 3)
+    knows_nothing = lambda s: np.zeros(3)  # noqa: E731
+    seen = set()
+    for seed in range(12):
+        result = search([game.new_initial_state()], uniform_evaluator(game),
+                        SearchConfig(simulations=2, game_value_weight=1.0, game_value_rollout=1),
+                        rngs(1, seed), add_noise=False, game_value=knows_nothing)[0]
+        assert result.visits.tolist() == [1, 0]
+        seen.add(tuple(result.child_values[0]))
+    assert seen == {(1.0, 0.0, -1.0), (-1.0, 0.5, 0.5)}  # A's two children, drawn at random
+    still = search([game.new_initial_state()], uniform_evaluator(game),
+                   SearchConfig(simulations=2, game_value_weight=1.0), rngs(1), add_noise=False,
+                   game_value=knows_nothing)[0]
+    assert still.child_values[0].tolist() == [0.0, 0.0, 0.0]
+    with pytest.raises(ValueError, match="game_value_rollout"):
+        SearchConfig(game_value_rollout=2)  # no game evaluation to roll out to
+
+
+def test_a_rollout_plays_a_copy_and_stops_at_the_end_of_the_game():
+    game = RaceGame(num_players=2, length=100, chance=False)
+    state = game.new_initial_state()
+    judged = []
+    value = rollout_value(state, 5, np.random.default_rng(0),
+                          lambda s: judged.append(s.turn) or np.full(2, 0.25),
+                          lambda s: s.returns())
+    assert judged == [5] and value.tolist() == [0.25, 0.25] and state.turn == 0
+    race = RaceGame(num_players=2, length=1, chance=True)
+    end = rollout_value(race.new_initial_state(), 50, np.random.default_rng(0),
+                        lambda s: pytest.fail("the game ended: its returns count"),
+                        lambda s: np.asarray(s.returns(), dtype=float))
+    assert sorted(end.tolist()) == [-1.0, 1.0]
 
 
 def test_expectation_through_chance_node_is_exact_on_terminal_outcomes():
