@@ -25,7 +25,7 @@ how many leaves a tree sends at once: every tree has its own random generator.
   hand-written judgement, the search plans with both. The caller passes that evaluation
   (``game_value``, a game's ``evaluate`` hook); nothing here knows a game. With
   ``game_value_rollout`` k the evaluation scores the position k random actions after the leaf
-  (AlphaGo's rollouts, cut off as plain MCTS's are), drawn from the tree's generator.
+  (AlphaGo's rollouts, cut off as plain MCTS's are), drawn from a generator the tree seeds.
 
 The evaluator is any callable ``evaluate(states) -> (logits, values)``: ``logits`` float array
 [B, num_actions] over board actions (illegal ones are ignored), ``values`` [B, num_players] in
@@ -263,6 +263,11 @@ class _Tree:
                              f"got current_player()={state.current_player()}")
         self.config = config
         self.rng = rng
+        # Rollouts draw from a stream of their own: a Gumbel phase's leaves are rolled out after
+        # all of them have descended, so sharing the descents' stream (sampled chance) would
+        # make the search depend on how many leaves go to one batch.
+        self.rollout_rng = (np.random.default_rng(int(rng.integers(1 << 62)))
+                            if config.game_value_rollout else None)
         self.add_noise = add_noise
         self.terminal_value = terminal_value
         self.root = Node(state, terminal_value)
@@ -442,7 +447,7 @@ def search(states: Sequence, evaluate: Evaluator, config: SearchConfig,
             if mix:
                 depth = config.game_value_rollout
                 judged = ([game_value(s) for s in leaves] if not depth else
-                          [rollout_value(s, depth, tree.rng, game_value, terminal_value)
+                          [rollout_value(s, depth, tree.rollout_rng, game_value, terminal_value)
                            for s, (tree, _) in zip(leaves, pending, strict=True)])
                 values = (1.0 - mix) * values + mix * np.stack(judged)
             legal = np.stack([state.legal_actions_mask() for state in leaves])

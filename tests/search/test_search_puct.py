@@ -233,14 +233,18 @@ def test_batched_search_equals_one_tree_at_a_time(root):
 
 @pytest.mark.parametrize("chance", ["sample", "expectation"])
 @pytest.mark.parametrize("add_noise", [True, False])
+@pytest.mark.parametrize("rollout", [0, 3])
 def test_gumbel_phases_batched_within_a_tree_equal_one_leaf_at_a_time(monkeypatch, chance,
-                                                                       add_noise):
+                                                                       add_noise, rollout):
     """A Gumbel tree sends the leaves of one halving phase's simulations (distinct root
-    children) to one batch; the search must be the one that evaluates them one by one."""
+    children) to one batch; the search must be the one that evaluates them one by one, rollouts
+    before the game's evaluation included (they draw in another order than the descents)."""
     game = RaceGame(num_players=3, length=8, chance=True)
     states = [game.state_from_dict({"positions": p, "to_move": t})
               for p, t in [([0, 0, 0], 0), ([2, 1, 4], 1), ([5, 3, 0], 2)]]
-    config = SearchConfig(simulations=60, root="gumbel", chance=chance, gumbel_considered=4)
+    config = SearchConfig(simulations=60, root="gumbel", chance=chance, gumbel_considered=4,
+                          game_value_weight=0.5 if rollout else 0.0, game_value_rollout=rollout)
+    game_value = lambda s: np.tanh(np.asarray(s.positions, dtype=float) / 8)  # noqa: E731
     hashed = hashed_evaluator(game)
     sizes = []
 
@@ -248,11 +252,13 @@ def test_gumbel_phases_batched_within_a_tree_equal_one_leaf_at_a_time(monkeypatc
         sizes.append(len(leaves))
         return hashed(leaves)
 
-    batched = search(states, evaluate, config, rngs(3), add_noise=add_noise)
+    batched = search(states, evaluate, config, rngs(3), add_noise=add_noise,
+                     game_value=game_value)
     assert max(sizes) > len(states)  # several leaves of a tree in one batch
     calls = len(sizes)
     monkeypatch.setattr(_GumbelRoot, "next_is_free", lambda self, pending: False)
-    one_by_one = search(states, evaluate, config, rngs(3), add_noise=add_noise)
+    one_by_one = search(states, evaluate, config, rngs(3), add_noise=add_noise,
+                        game_value=game_value)
     assert len(sizes) - calls > calls
     for a, b in zip(batched, one_by_one, strict=True):
         np.testing.assert_array_equal(a.visits, b.visits)
