@@ -39,7 +39,8 @@ def wilson_interval(successes: float, trials: int, z: float = Z95) -> tuple[floa
     z2 = z * z
     centre = (p + z2 / (2 * trials)) / (1 + z2 / trials)
     half = z / (1 + z2 / trials) * math.sqrt(p * (1 - p) / trials + z2 / (4 * trials * trials))
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # The interval always holds p; rounding alone can leave 0 wins a low bound of 1e-17.
+    return min(p, max(0.0, centre - half)), max(p, min(1.0, centre + half))
 
 
 @dataclass(frozen=True)
