@@ -125,8 +125,15 @@ def _interval(axes, x, y, low, high, colour, label: str | None = None) -> None:
     if len(x) >= 2:
         axes.fill_between(x, low, high, alpha=0.25, color=colour, label=label)
     elif len(x) == 1:
-        axes.errorbar(x, y, yerr=[[y[0] - low[0]], [high[0] - y[0]]], fmt="none", capsize=4,
+        axes.errorbar(x, y, yerr=_error_bar(y[0], low[0], high[0]), fmt="none", capsize=4,
                       color=colour, alpha=0.6, label=label)
+
+
+def _error_bar(y: float, low: float, high: float) -> list[list[float]]:
+    """matplotlib's ``yerr`` for ``y`` in ``[low, high]``. An interval of no width (a rating all
+    of whose bootstrap samples agree) can sit an ulp off its own estimate, and matplotlib
+    refuses a negative bar: the plot was skipped."""
+    return [[max(0.0, y - low)], [max(0.0, high - y)]]
 
 
 def _final_point(axes, final: dict, value: str, low: str, high: str, colour, label: str) -> None:
@@ -134,6 +141,6 @@ def _final_point(axes, final: dict, value: str, low: str, high: str, colour, lab
     if value not in final:
         return
     y = final[value]
-    error = ([[y - final.get(low, y)], [final.get(high, y) - y]])
+    error = _error_bar(y, final.get(low, y), final.get(high, y))
     axes.errorbar([final["time/minutes"]], [y], yerr=error, fmt="*", markersize=12,
                   capsize=4, color=colour, label=label)

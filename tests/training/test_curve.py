@@ -141,3 +141,17 @@ def test_strength_per_cpu_hour_reads_a_runs_checkpoint_and_final_evaluation(tmp_
         "]", "").replace(",", "").split())
     assert low < rating < high and rating > 100  # above the heuristic (at 0), not held at 0
     assert out.stat().st_size > 1000
+
+
+def test_a_curve_is_drawn_when_an_interval_of_no_width_sits_an_ulp_off_its_value(tmp_path):
+    """A rating all of whose bootstrap samples agree has an interval of no width, which rounding
+    can put an ulp beside the rating itself (-381.6970037757299 in [-381.69700377572997, the
+    same]); the error bar must not come out negative, which matplotlib refuses."""
+    rows = history({3})
+    rows[2].update({"eval/rating": -381.6970037757299,
+                    "eval/rating_low": -381.69700377572997,
+                    "eval/rating_high": -381.69700377572997})
+    final = {"final/rating": 1.0 + 2e-16, "final/rating_low": 1.0, "final/rating_high": 1.0,
+             "final/random/win_rate": 0.0, "final/random/win_low": 1e-17,
+             "final/random/win_high": 0.3, "games": 7, "time/minutes": 10.0}
+    assert write_learning_curve(rows, {"random": 0.0}, tmp_path / "c.png", "t", final).exists()
