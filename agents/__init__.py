@@ -6,6 +6,8 @@ one, :mod:`agents.onnx_file`) and ``zoo:NAME`` (a pretrained one shipped in :mod
 
 from __future__ import annotations
 
+import re
+
 import yaml
 
 from agents.base import Agent
@@ -16,6 +18,10 @@ from agents.random_agent import RandomAgent
 from typedconfig import did_you_mean
 
 AGENT_NAMES = ("random", "heuristic", "mcts", "checkpoint:PATH", "onnx:PATH", "zoo:NAME")
+
+
+OPTIONS_FORMAT = ("options follow one colon, separated by commas "
+                  "(zoo:nobles_2p:sims=200,temperature=0)")
 
 
 def parse_spec(spec: str) -> tuple[str, dict]:
@@ -30,6 +36,8 @@ def parse_spec(spec: str) -> tuple[str, dict]:
             path, tail = rest, ""
         if not path:
             raise ValueError(f"{name} agent needs a path: {name}:PATH or {name}:PATH:sims=200")
+        if re.search(r":\w+=", path):  # PATH:sims=200:temperature=0
+            raise ValueError(f"agent spec {spec!r}: {OPTIONS_FORMAT}")
         return name, {**_parse_options(spec, tail), "path": path}
     if name == "zoo":
         zoo_name, _, tail = rest.partition(":")
@@ -46,6 +54,8 @@ def _parse_options(spec: str, text: str) -> dict:
         key, sep, value = item.partition("=")
         if not sep or not key:
             raise ValueError(f"agent spec {spec!r}: options are written key=value, got {item!r}")
+        if re.search(r":\w+=", value):  # sims=200:temperature=0
+            raise ValueError(f"agent spec {spec!r}: {OPTIONS_FORMAT}")
         options[key.strip()] = yaml.safe_load(value)
     return options
 

@@ -85,6 +85,14 @@ def test_spec_parsing():
     assert parse_spec("checkpoint:runs/a,b=c.pt") == ("checkpoint", {"path": "runs/a,b=c.pt"})
 
 
+@pytest.mark.parametrize("spec", ["checkpoint:runs/a.pt:sims=200:temperature=0",
+                                  "zoo:nobles_2p:sims=2:temperature=0",
+                                  "mcts:simulations=200:rollout=random"])
+def test_options_written_with_colons_say_how_to_write_them(spec):
+    with pytest.raises(ValueError, match="options follow one colon, separated by commas"):
+        parse_spec(spec)
+
+
 def test_inline_options_override_keyword_options():
     game = envs.make_game({"name": "nobles"})
     agent = make_agent("mcts:simulations=7", game, simulations=300, exploration=0.5)
