@@ -79,7 +79,8 @@ def results_table(result: MatchResult, title: str | None = None,
     table.add_column("agent", no_wrap=True)
     columns = ["W-D-L" if two_players else "W-S-D-L", "win% [95% CI]",
                *([] if two_players else ["share"]), "by seat %", "return",
-               *([f"{scale(ratings.values())} [95% CI]"] if ratings is not None else []), "ms/move"]
+               *([f"{scale(ratings.values(), labels)} [95% CI]"] if ratings is not None
+                 else []), "ms/move"]
     for column in columns:
         table.add_column(column, justify="right", no_wrap=True)
     for s in result.summaries:
@@ -100,7 +101,7 @@ def ratings_table(ratings: Sequence[Rating], title: str = "ratings",
     labels = labels or short_labels([r.name for r in ratings])
     table = Table(title=title, box=box.SIMPLE)
     table.add_column("agent", no_wrap=True)
-    table.add_column(f"{scale(ratings)} [95% CI]", justify="right")
+    table.add_column(f"{scale(ratings, labels)} [95% CI]", justify="right")
     for r in ratings:
         table.add_row(labels.get(r.name, r.name), format_rating(r))
     return table
@@ -131,7 +132,7 @@ def panel_table(scores: dict[str, dict], labels: dict[str, str]) -> Table:
 def ladder_table(rows: Sequence[dict], labels: dict[str, str], title: str) -> Table:
     """A ladder's ratings (arena/ladder.py's rows), best first."""
     table = Table(title=title, box=box.SIMPLE)
-    for column in ("agent", f"{scale(rows)} [95% CI]", "games", "ms/move"):
+    for column in ("agent", f"{scale(rows, labels)} [95% CI]", "games", "ms/move"):
         table.add_column(column, justify="left" if column == "agent" else "right")
     for row in rows:
         table.add_row(labels.get(row["agent"], row["agent"]),
@@ -208,7 +209,8 @@ def score_rates(matches: Sequence[MatchResult]) -> tuple[list[str], np.ndarray]:
 def write_chart(path: Path, title: str, matches: Sequence[MatchResult],
                 ratings: Sequence[Rating]) -> None:
     """Ratings with 95% intervals; beside them, for two-player games, the pairwise score
-    heatmap."""
+    heatmap. Agents go by their table labels (:func:`short_labels`), the long names written
+    under the plot, so that a checkpoint's path does not squeeze the plot to nothing."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -223,13 +225,15 @@ def write_chart(path: Path, title: str, matches: Sequence[MatchResult],
     ax.errorbar(values, range(len(order)),
                 xerr=[[r.rating - r.low for r in order], [r.high - r.rating for r in order]],
                 fmt="o", capsize=4)
-    ax.set_yticks(range(len(order)), [r.name for r in order])
-    ax.set_xlabel(f"{scale(ratings)}, 95% interval")
+    labels = short_labels(sorted(r.name for r in ratings))  # numbered as the console's tables
+    ax.set_yticks(range(len(order)), [labels[r.name] for r in order])
+    ax.set_xlabel(f"{scale(ratings, labels)}, 95% interval")
     ax.grid(axis="x", alpha=0.3)
     if two_players:
         names, scores = score_rates(matches)
         ax = axes[0, 1]
         image = ax.imshow(scores, vmin=0, vmax=1, cmap="RdYlGn")
+        names = [labels.get(n, n) for n in names]
         ax.set_xticks(range(len(names)), names, rotation=30, ha="right")
         ax.set_yticks(range(len(names)), names)
         for i in range(len(names)):
@@ -240,7 +244,9 @@ def write_chart(path: Path, title: str, matches: Sequence[MatchResult],
         figure.colorbar(image, ax=ax)
     figure.suptitle(title)
     figure.tight_layout()
-    figure.savefig(path, dpi=100)
+    if legend(labels):
+        figure.text(0.01, 0.0, legend(labels), fontsize=7, va="top", family="monospace")
+    figure.savefig(path, dpi=100, bbox_inches="tight")
     plt.close(figure)
 
 

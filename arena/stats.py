@@ -52,18 +52,20 @@ class Rating:
     """``rating`` and its 95% interval."""
 
 
-def scale(ratings: Iterable[Rating | dict] = ()) -> str:
+def scale(ratings: Iterable[Rating | dict] = (), labels: dict[str, str] | None = None) -> str:
     """What a rating is, for table headers, plot axes and result files: ``Elo, random = 0``
     or, where random did not play, the agent held at 0 in its place (:func:`fit_ratings`'
-    first agent, or the first anchor of a training run). ``ratings``: :class:`Rating` objects
-    or ladder rows (``agent``, ``rating``, ``low``, ``high``)."""
+    first agent, or the first anchor of a training run), named by its label in ``labels``
+    where it has one (the table's ``checkpoint-1``, not its path). ``ratings``:
+    :class:`Rating` objects or ladder rows (``agent``, ``rating``, ``low``, ``high``)."""
     held = []
     for r in ratings:
         name, values = ((r.name, (r.rating, r.low, r.high)) if isinstance(r, Rating)
                         else (r["agent"], (r["rating"], r["low"], r["high"])))
         if values == (0.0, 0.0, 0.0):
             held.append(name)
-    return f"Elo, {ANCHOR if not held or ANCHOR in held else held[0]} = 0"
+    zero = ANCHOR if not held or ANCHOR in held else held[0]
+    return f"Elo, {(labels or {}).get(zero, zero)} = 0"
 
 
 def base_name(name: str) -> str:

@@ -10,6 +10,7 @@ from arena.stats import (
     ELO_PER_NATURAL_UNIT,
     Z95,
     RatedGames,
+    Rating,
     fit_ratings,
     scale,
     wilson_interval,
@@ -168,3 +169,27 @@ def test_every_agent_needs_games_linking_it_to_an_anchor():
         fit_ratings(games)
     with pytest.raises(ValueError, match="anchor.s. d played no rated game"):
         fit_ratings(games, {"d": 0.0})
+
+
+def test_a_long_agent_name_goes_by_its_label_in_headers_and_the_chart(tmp_path):
+    """A checkpoint's spec as an agent name (its path and options, 130 characters) squeezed the
+    chart's plot to nothing (matplotlib: "Tight layout not applied") and filled the ratings
+    header; both now name the agent by its table label and the chart writes the spec below."""
+    import warnings
+
+    from PIL import Image
+
+    from arena import play_match
+    from arena.report import short_labels, write_chart
+
+    long = ("checkpoint:/work/jobs/a_training_run/checkpoints/last.pt:sims=200,"
+            "policy_temperature=1000,game_value_weight=0.5,game_value_rollout=6")
+    ratings = [Rating(long, 0.0, 0.0, 0.0), Rating("heuristic", -24.0, -70.0, 23.0)]
+    labels = short_labels([r.name for r in ratings])
+    assert scale(ratings, labels) == "Elo, checkpoint-1 = 0"
+    match = play_match({"name": "nobles", "num_players": 4}, ["random"] * 4, 1, seed=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        write_chart(tmp_path / "ratings.png", "nobles", [match], ratings)
+    with Image.open(tmp_path / "ratings.png") as chart:
+        assert chart.width > 400 and chart.height > 300
