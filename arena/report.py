@@ -39,12 +39,14 @@ def report_console() -> Console:
 
 def short_labels(names: Sequence[str]) -> dict[str, str]:
     """A table label per agent name: the name itself; for a long one, the name with each
-    option's key cut to its first letter (``mcts:simulations=400,rollout=random`` ->
-    ``mcts:s=400,r=random``) or, still too long or not unique (a checkpoint's path), its kind
-    and a number (``checkpoint:outputs/.../last.pt`` -> ``checkpoint-1``), so that tables stay
-    narrow; :func:`legend` says which is which, and the result files keep the full names."""
+    option's key cut to the first letter of each of its words (``mcts:simulations=400,
+    rollout=random`` -> ``mcts:s=400,r=random``, ``game_value_weight=1`` -> ``gvw=1``: keys
+    that share a first word stay apart) or, still too long or not unique (a checkpoint's path),
+    its kind and a number (``checkpoint:outputs/.../last.pt`` -> ``checkpoint-1``), so that
+    tables stay narrow; :func:`legend` says which is which, and the result files keep the full
+    names."""
     compact = {name: name if len(name) <= SHORT_NAME
-               else re.sub(r"\b([a-z])[a-z_]*=", r"\1=", name) for name in names}
+               else re.sub(r"\b[a-z][a-z_]*=", _initials, name) for name in names}
     taken = Counter(compact.values())
     labels, count = {}, {}
     for name in names:
@@ -55,6 +57,11 @@ def short_labels(names: Sequence[str]) -> dict[str, str]:
             count[kind] = count.get(kind, 0) + 1
             labels[name] = f"{kind}-{count[kind]}"
     return labels
+
+
+def _initials(key: re.Match) -> str:
+    """``game_value_weight=`` -> ``gvw=``."""
+    return "".join(word[0] for word in key.group(0)[:-1].split("_") if word) + "="
 
 
 def legend(labels: dict[str, str]) -> str:

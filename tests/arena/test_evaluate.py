@@ -210,9 +210,11 @@ def test_labels_keep_a_zoo_name_and_shorten_option_keys_before_numbering():
 
     labels = short_labels(["zoo:blockade_lakeside_2p", "mcts:simulations=400,rollout=random",
                            "mcts:simulations=100,rollout=random",
-                           "checkpoint:outputs/train/nobles/2026-12-05/checkpoints/last.pt"])
+                           "checkpoint:outputs/train/nobles/2026-12-05/checkpoints/last.pt",
+                           "zoo:nobles_4p:game_value_weight=1,game_value_rollout=12"])
     assert list(labels.values()) == ["zoo:blockade_lakeside_2p", "mcts:s=400,r=random",
-                                     "mcts:s=100,r=random", "checkpoint-1"]
+                                     "mcts:s=100,r=random", "checkpoint-1",
+                                     "zoo:nobles_4p:gvw=1,gvr=12"]
 
 
 def test_a_four_player_table_in_a_log_keeps_every_figure():
