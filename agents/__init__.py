@@ -20,15 +20,14 @@ from typedconfig import did_you_mean
 AGENT_NAMES = ("random", "heuristic", "mcts", "checkpoint:PATH", "onnx:PATH", "zoo:NAME")
 
 
-OPTIONS_FORMAT = ("options follow one colon, separated by commas "
-                  "(zoo:nobles_2p:sims=200,temperature=0)")
-
-
 def parse_spec(spec: str) -> tuple[str, dict]:
     """``"mcts:simulations=1000,rollout=random"`` -> ``("mcts", {...})``; a checkpoint's or
     onnx file's path (option ``path``) may be followed by ``:options``
     (``checkpoint:PATH:sims=200``), and so may a zoo agent's name (``zoo:nobles_2p:sims=200``,
     the name kept as option ``name``)."""
+    if len(re.findall(r":\w+=", spec)) > 1:  # zoo:NAME:sims=200:temperature=0
+        raise ValueError(f"agent spec {spec!r}: options follow one colon, separated by commas "
+                         "(zoo:nobles_2p:sims=200,temperature=0)")
     name, _, rest = spec.partition(":")
     if name in ("checkpoint", "onnx"):
         path, sep, tail = rest.rpartition(":")
@@ -36,8 +35,6 @@ def parse_spec(spec: str) -> tuple[str, dict]:
             path, tail = rest, ""
         if not path:
             raise ValueError(f"{name} agent needs a path: {name}:PATH or {name}:PATH:sims=200")
-        if re.search(r":\w+=", path):  # PATH:sims=200:temperature=0
-            raise ValueError(f"agent spec {spec!r}: {OPTIONS_FORMAT}")
         return name, {**_parse_options(spec, tail), "path": path}
     if name == "zoo":
         zoo_name, _, tail = rest.partition(":")
@@ -54,8 +51,6 @@ def _parse_options(spec: str, text: str) -> dict:
         key, sep, value = item.partition("=")
         if not sep or not key:
             raise ValueError(f"agent spec {spec!r}: options are written key=value, got {item!r}")
-        if re.search(r":\w+=", value):  # sims=200:temperature=0
-            raise ValueError(f"agent spec {spec!r}: {OPTIONS_FORMAT}")
         options[key.strip()] = yaml.safe_load(value)
     return options
 

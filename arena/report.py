@@ -214,9 +214,9 @@ def score_rates(matches: Sequence[MatchResult]) -> tuple[list[str], np.ndarray]:
 
 
 def write_chart(path: Path, title: str, matches: Sequence[MatchResult],
-                ratings: Sequence[Rating]) -> None:
+                ratings: Sequence[Rating], labels: dict[str, str]) -> None:
     """Ratings with 95% intervals; beside them, for two-player games, the pairwise score
-    heatmap. Agents go by their table labels (:func:`short_labels`), the long names written
+    heatmap. Agents go by the tables' ``labels`` (:func:`short_labels`), the long names written
     under the plot, so that a checkpoint's path does not squeeze the plot to nothing."""
     import matplotlib
 
@@ -232,8 +232,7 @@ def write_chart(path: Path, title: str, matches: Sequence[MatchResult],
     ax.errorbar(values, range(len(order)),
                 xerr=[[r.rating - r.low for r in order], [r.high - r.rating for r in order]],
                 fmt="o", capsize=4)
-    labels = short_labels(sorted(r.name for r in ratings))  # numbered as the console's tables
-    ax.set_yticks(range(len(order)), [labels[r.name] for r in order])
+    ax.set_yticks(range(len(order)), [labels.get(r.name, r.name) for r in order])
     ax.set_xlabel(f"{scale(ratings, labels)}, 95% interval")
     ax.grid(axis="x", alpha=0.3)
     if two_players:
@@ -251,8 +250,9 @@ def write_chart(path: Path, title: str, matches: Sequence[MatchResult],
         figure.colorbar(image, ax=ax)
     figure.suptitle(title)
     figure.tight_layout()
-    if legend(labels):
-        figure.text(0.01, 0.0, legend(labels), fontsize=7, va="top", family="monospace")
+    names = legend(labels)
+    if names:
+        figure.text(0.01, 0.0, names, fontsize=7, va="top", family="monospace")
     figure.savefig(path, dpi=100, bbox_inches="tight")
     plt.close(figure)
 

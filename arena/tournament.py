@@ -325,7 +325,7 @@ def run_evaluation(env_config: dict, config: EvalConfig, out_dir: Path,
             return Evaluation(env_config, config, [], [], {}, partial=True)
     ratings = rate(matches)
     console.print(ratings_table(ratings, title=f"{game.name}: ratings", labels=labels))
-    files = write_outputs(env_config, config, matches, ratings, out_dir, partial)
+    files = write_outputs(env_config, config, matches, ratings, labels, out_dir, partial)
     if config.schedule == "panel":
         scores = panel_scores(matches)
         console.print(panel_table(scores, labels))
@@ -383,7 +383,9 @@ def ladder_evaluation(env_config: dict, config: EvalConfig, games: int, agents: 
 
 
 def write_outputs(env_config: dict, config: EvalConfig, matches: Sequence[MatchResult],
-                  ratings: Sequence, out_dir: Path, partial: bool = False) -> dict[str, Path]:
+                  ratings: Sequence, labels: dict[str, str], out_dir: Path,
+                  partial: bool = False) -> dict[str, Path]:
+    """``labels``: the console tables' short names, which the chart uses too."""
     out_dir.mkdir(parents=True, exist_ok=True)
     files = {"json": out_dir / "results.json", "csv": out_dir / "results.csv"}
     write_json(files["json"], env_config, dataclasses.asdict(config), matches, ratings, partial)
@@ -395,7 +397,7 @@ def write_outputs(env_config: dict, config: EvalConfig, matches: Sequence[MatchR
         with best_effort("ratings chart"):
             path = out_dir / "ratings.png"
             write_chart(path, f"{env_config['name']}: {config.games} games per lineup",
-                        matches, ratings)
+                        matches, ratings, labels)
             files["chart"] = path
     for m, match in enumerate(matches):
         for index in (i for i in config.gif_games if i < len(match.games)):  # partial: fewer

@@ -190,6 +190,6 @@ def test_a_long_agent_name_goes_by_its_label_in_headers_and_the_chart(tmp_path):
     match = play_match({"name": "nobles", "num_players": 4}, ["random"] * 4, 1, seed=0)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        write_chart(tmp_path / "ratings.png", "nobles", [match], ratings)
+        write_chart(tmp_path / "ratings.png", "nobles", [match], ratings, labels)
     with Image.open(tmp_path / "ratings.png") as chart:
         assert chart.width > 400 and chart.height > 300
